@@ -1,0 +1,228 @@
+"""Process-tree bookkeeping shared by one-shot runs and persistent sessions.
+
+Every engine runs in its own session (and so its own process group). A tree
+is stopped in nox's order -- interrupt, terminate, kill -- with a grace period
+between steps, and anything that slipped out of the group (a daemon that
+called setsid) is tracked by pid and creation time and signalled too.
+
+On Linux bench makes itself a child subreaper, so grandchildren orphaned by an
+engine are re-parented to bench instead of to PID 1 (which, in containers and
+micro-VMs, often never reaps). That lets bench reap them: "no process left"
+includes no zombies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+import psutil
+
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper_done = False
+_lock = threading.Lock()
+#: pids of direct children that a Popen object owns and will wait for itself.
+_owned: set[int] = set()
+
+
+def become_subreaper() -> bool:
+    """Adopt orphaned descendants (Linux only). Idempotent; returns success."""
+    global _subreaper_done
+    if _subreaper_done:
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+    _subreaper_done = ok
+    return ok
+
+
+def own(pid: int) -> None:
+    with _lock:
+        _owned.add(pid)
+
+
+def disown(pid: int) -> None:
+    with _lock:
+        _owned.discard(pid)
+
+
+@dataclass
+class Tree:
+    """A process group plus every descendant ever seen, with RSS sampling."""
+
+    root_pid: int
+    pgid: int
+    seen: dict[int, float] = field(default_factory=dict)  # pid -> create_time
+    peak_rss: int = 0
+    preexisting: frozenset[int] = field(default_factory=lambda: _children_now())
+
+    def processes(self) -> list[psutil.Process]:
+        """Live members: the root, its current descendants and any seen before."""
+        procs: dict[int, psutil.Process] = {}
+        try:
+            root = psutil.Process(self.root_pid)
+            procs[root.pid] = root
+            for child in root.children(recursive=True):
+                procs[child.pid] = child
+        except psutil.Error:
+            pass
+        for pid, created in list(self.seen.items()):
+            if pid in procs:
+                continue
+            try:
+                proc = psutil.Process(pid)
+                if proc.create_time() == created:
+                    procs[pid] = proc
+                    # Orphans re-parented to us: their children too.
+                    for child in proc.children(recursive=True):
+                        procs.setdefault(child.pid, child)
+            except psutil.Error:
+                self.seen.pop(pid, None)
+        for pid, proc in procs.items():
+            if pid != self.root_pid and pid not in self.seen:
+                with contextlib.suppress(psutil.Error):
+                    self.seen[pid] = proc.create_time()
+        return list(procs.values())
+
+    def sample(self) -> int:
+        """Sum the RSS of the live tree now; remember the peak."""
+        total = 0
+        for proc in self.processes():
+            with contextlib.suppress(psutil.Error):
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    total += proc.memory_info().rss
+        self.peak_rss = max(self.peak_rss, total)
+        return total
+
+    def group_members(self) -> list[psutil.Process]:
+        """Every process still in the engine's process group (a full /proc scan)."""
+        members = []
+        for pid in psutil.pids():
+            try:
+                if os.getpgid(pid) == self.pgid:
+                    members.append(psutil.Process(pid))
+            except (OSError, psutil.Error):
+                continue
+        return members
+
+    def adopted(self) -> list[psutil.Process]:
+        """Orphans re-parented to bench (as subreaper) since this tree started.
+
+        Engines run one at a time, so such a child can only have come from this
+        tree -- typically a daemon that left the process group with setsid.
+        """
+        out = []
+        try:
+            children = psutil.Process().children()
+        except psutil.Error:
+            return out
+        for child in children:
+            with _lock:
+                if child.pid in _owned:
+                    continue
+            if child.pid not in self.preexisting:
+                out.append(child)
+        return out
+
+    def leftovers(self, *, include_root: bool = False) -> list[psutil.Process]:
+        out = []
+        procs = {p.pid: p for p in self.processes()}
+        for member in self.group_members() + self.adopted():
+            if member.pid not in procs:
+                procs[member.pid] = member
+                with contextlib.suppress(psutil.Error):
+                    self.seen.setdefault(member.pid, member.create_time())
+        for proc in procs.values():
+            if proc.pid == self.root_pid and not include_root:
+                continue
+            with contextlib.suppress(psutil.Error):
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    out.append(proc)
+        return out
+
+    def signal(self, sig: int, *, include_root: bool = True) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, sig)
+        for proc in self.leftovers(include_root=include_root):
+            with contextlib.suppress(psutil.Error):
+                proc.send_signal(sig)
+
+    def stop(self, *, grace: float, interrupt: bool = False, root_done: threading.Event | None = None,
+             include_root: bool = True) -> bool:
+        """Interrupt (optional) -> TERM -> KILL until nothing is left. True if KILL was needed."""
+        steps = ([signal.SIGINT] if interrupt else []) + [signal.SIGTERM]
+        for sig in steps:
+            self.signal(sig, include_root=include_root)
+            if self._wait_gone(grace, root_done, include_root):
+                self.reap()
+                return False
+        self.signal(signal.SIGKILL, include_root=include_root)
+        self._wait_gone(max(grace, 5.0), root_done, include_root)
+        self.reap()
+        return True
+
+    def _wait_gone(self, timeout: float, root_done: threading.Event | None,
+                   include_root: bool) -> bool:
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while True:
+            self.reap()
+            root_gone = root_done is None or not include_root or root_done.is_set()
+            if root_gone and not self.leftovers(include_root=False):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+    def reap(self) -> None:
+        """waitpid every seen descendant that has become our zombie child."""
+        for pid in list(self.seen):
+            if pid == self.root_pid:
+                continue
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                continue  # not our child (or already reaped): nothing to do
+            if done:
+                self.seen.pop(pid, None)
+        reap_orphans()
+
+
+def _children_now() -> frozenset[int]:
+    try:
+        return frozenset(c.pid for c in psutil.Process().children())
+    except psutil.Error:
+        return frozenset()
+
+
+def reap_orphans() -> int:
+    """Reap zombie children that no Popen owns (orphans adopted as subreaper)."""
+    reaped = 0
+    try:
+        children = psutil.Process().children()
+    except psutil.Error:
+        return 0
+    for child in children:
+        with _lock:
+            if child.pid in _owned:
+                continue
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                continue
+            done, _ = os.waitpid(child.pid, os.WNOHANG)
+            reaped += bool(done)
+        except (psutil.Error, ChildProcessError):
+            continue
+    return reaped
