@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
@@ -24,6 +25,8 @@ def parse_duration(value: object) -> float:
         seconds = sum(float(n) * _UNITS[u] for n, u in _PART.findall(text))
     else:
         raise ValueError("a duration is a string like '30s', '2m', '6h' or a number of seconds")
+    if not math.isfinite(seconds):  # NaN or Infinity would disable the deadline
+        raise ValueError(f"{value!r}: a timeout must be a finite number of seconds")
     if seconds <= 0:
         raise ValueError(f"{value!r}: a timeout must be longer than zero")
     return seconds

@@ -158,8 +158,8 @@ class Tree:
             with contextlib.suppress(psutil.Error):
                 proc.send_signal(sig)
 
-    def stop(self, *, grace: float, interrupt: bool = False, root_done: threading.Event | None = None,
-             include_root: bool = True) -> bool:
+    def stop(self, *, grace: float, interrupt: bool = False,
+             root_done: threading.Event | None = None, include_root: bool = True) -> bool:
         """Interrupt (optional) -> TERM -> KILL until nothing is left. True if KILL was needed."""
         steps = ([signal.SIGINT] if interrupt else []) + [signal.SIGTERM]
         for sig in steps:

@@ -200,7 +200,9 @@ class EngineSpec(_Model):
         if self.tokens and not self.parse.has_text():
             raise ValueError("tokens is true but parse names no text field: set parse.text")
         if self.mode == "persistent" and self.search.stdin is not None:
-            raise ValueError("a persistent engine's stdin carries the requests; remove search.stdin")
+            raise ValueError(
+                "a persistent engine's stdin carries the requests; remove search.stdin"
+            )
         return self
 
     @property

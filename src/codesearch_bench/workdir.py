@@ -1,0 +1,57 @@
+"""Where bench keeps engine state, and how it knows an index is finished.
+
+`<work>/state/<engine>/<corpus>` belongs to compare, `<work>/probe/<engine>/
+<corpus>` to probe, so the step users are told to run first cannot warm the
+index that compare then measures. A finished index leaves a marker naming the
+spec hash and the corpus pin it was built from; any other marker (or none)
+means the index is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+MARKER = ".bench-index.json"
+DEFAULT_WORK = ".bench"
+
+
+def default_work() -> Path:
+    return Path(os.environ.get("BENCH_WORK", DEFAULT_WORK))
+
+
+def root_key(root: Path) -> str:
+    """A directory name for an ad-hoc --root: readable and unique per path."""
+    resolved = root.resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:10]
+    return f"{resolved.name or 'root'}-{digest}"
+
+
+def state_dir(work: Path, purpose: str, engine: str, corpus_key: str) -> Path:
+    assert purpose in ("state", "probe")
+    return work / purpose / engine / corpus_key
+
+
+def clear(state: Path) -> None:
+    if state.exists():
+        shutil.rmtree(state)
+
+
+def index_finished(state: Path, spec_sha256: str, corpus_pin: str) -> bool:
+    try:
+        data = json.loads((state / MARKER).read_text())
+    except (OSError, ValueError):
+        return False
+    return data == {"spec_sha256": spec_sha256, "corpus_pin": corpus_pin}
+
+
+def mark_finished(state: Path, spec_sha256: str, corpus_pin: str) -> None:
+    state.mkdir(parents=True, exist_ok=True)
+    (state / MARKER).write_text(json.dumps({"spec_sha256": spec_sha256, "corpus_pin": corpus_pin}))
+
+
+def forget_finished(state: Path) -> None:
+    (state / MARKER).unlink(missing_ok=True)

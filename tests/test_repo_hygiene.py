@@ -1,0 +1,64 @@
+"""The repository keeps itself honest: schema in sync, lint clean, specs valid."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from importlib.machinery import SourceFileLoader
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from codesearch_bench.spec import load_spec
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load_script(name: str) -> ModuleType:
+    loader = SourceFileLoader(name.replace("-", "_"), str(REPO / "scripts" / name))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_schemas_in_sync() -> None:
+    writer = _load_script("write-schemas")
+    for path, schema in writer.schemas().items():
+        assert path.read_text() == writer.render(schema), (
+            f"{path} is stale: run `python scripts/write-schemas`"
+        )
+
+
+def test_shipped_specs_load() -> None:
+    specs = sorted((REPO / "engines").rglob("*.json"))
+    specs = [p for p in specs if not p.name.endswith(".local.json") and
+             json.loads(p.read_text()).get("name")]
+    assert specs
+    for path in specs:
+        load_spec(path)
+
+
+def test_ruff_clean() -> None:
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.fail("ruff is part of the test extra: pip install -e '.[test]'")
+    scripts = [str(p) for p in (REPO / "scripts").iterdir()
+               if p.is_file() and p.read_text(errors="replace").startswith("#!/usr/bin/env python")]
+    targets = ["src", "tests", *scripts]
+    if (REPO / "benchmarks").is_dir():
+        targets.append("benchmarks")
+    proc = subprocess.run([ruff, "check", *targets], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "<!-- test-command -->" in readme
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "test-command" in ci
