@@ -34,10 +34,15 @@ def _add_probe(sub: argparse._SubParsersAction[_Parser]) -> None:
         "expected answer. Run it before any comparison.",
     )
     p.add_argument("--engine", required=True, type=Path, help="engine spec (JSON)")
-    p.add_argument("--root", type=Path, required=True, help="directory to search")
-    p.add_argument("--text", required=True, help="the query text")
-    p.add_argument("--expect", action="append", default=[], metavar="PATH[:START-END]",
-                   help="expected answer, relative to the root (repeatable)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--root", type=Path, help="a directory to search (ad hoc)")
+    where.add_argument("--corpus", help="a set-up corpus from corpora.toml")
+    p.add_argument("--query", metavar="ID", help="a query id from the corpus's query set")
+    p.add_argument("--text", help="the query text (with --root; overrides --query's text)")
+    p.add_argument("--expect", action="append", default=[],
+                   metavar="PATH[:SYMBOL|:START-END]",
+                   help="expected answer, relative to the tree (repeatable)")
+    _corpus_flags(p)
     p.add_argument("--work", type=Path, default=None,
                    help="work dir (default $BENCH_WORK or ./.bench); probe state goes in "
                    "<work>/probe")
@@ -47,6 +52,52 @@ def _add_probe(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--reindex", action="store_true", help="clear the probe state first")
 
 
+def _corpus_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpora-file", type=Path, default=None,
+                   help="corpora.toml (default: ./corpora.toml, else the project's)")
+    p.add_argument("--corpora-root", type=Path, default=None,
+                   help="where corpora are set up (default $BENCH_CORPORA or <work>/corpora)")
+
+
+def _add_setup(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("setup", help="fetch pinned corpora, verify them, build candidate trees")
+    p.add_argument("--corpus", default=None,
+                   help="NAME[,NAME...] or all (default: the default corpora)")
+    p.add_argument("--work", type=Path, default=None, help="work dir (default ./.bench)")
+    _corpus_flags(p)
+
+
+def _add_validate(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("validate",
+                       help="check every gold path and symbol span resolves; lint the queries")
+    p.add_argument("--corpus", default=None,
+                   help="NAME[,NAME...] or all (default: the default corpora)")
+    p.add_argument("--work", type=Path, default=None, help="work dir (default ./.bench)")
+    _corpus_flags(p)
+
+
+def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser(
+        "compare", help="run engines over corpora and score them the same way",
+        description="Run every engine on every corpus (the shipped default engines on the "
+        "default corpora when none are given), score them with one protocol, print a table "
+        "per corpus and the paired comparisons, and optionally write the result JSON.",
+    )
+    p.add_argument("--engine", action="append", default=[], type=Path,
+                   help="engine spec (repeatable; default: engines/default-engines.txt)")
+    p.add_argument("--corpus", default=None,
+                   help="NAME[,NAME...] or all (default: the default corpora)")
+    p.add_argument("--work", type=Path, default=None,
+                   help="work dir (default $BENCH_WORK or ./.bench); state in <work>/state")
+    p.add_argument("--reindex", action="store_true",
+                   help="clear each engine's state dir and rebuild its index")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT",
+                   help="write the result JSON here (atomically)")
+    p.add_argument("--cutoffs", default="5,10,20", help="cutoffs k (default 5,10,20)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N queries per corpus")
+    _corpus_flags(p)
+
+
 def build_parser() -> _Parser:
     parser = _Parser(
         prog="bench",
@@ -54,7 +105,10 @@ def build_parser() -> _Parser:
     )
     parser.add_argument("--version", action="version", version=f"codesearch-bench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_setup(sub)
+    _add_validate(sub)
     _add_probe(sub)
+    _add_compare(sub)
     return parser
 
 
@@ -91,20 +145,91 @@ def run(argv: Sequence[str], console: Console, err: Console) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    if args.command == "probe":
-        from .commands.probe import parse_expect, probe
-        from .report import render_probe
-        from .workdir import default_work
+    from .workdir import default_corpora_file, default_corpora_root, default_work
 
-        report = probe(
-            args.engine, root=args.root, query=args.text,
-            work=args.work or default_work(),
-            expected=[parse_expect(e) for e in args.expect],
-            k=args.k, per_file=args.per_file, reindex=args.reindex,
-        )
-        render_probe(console, report)
-        return 1 if report.error else 0
+    work = args.work or default_work()
+    corpora_file = args.corpora_file or default_corpora_file()
+    corpora_root = args.corpora_root or default_corpora_root(work)
+    if args.command == "setup":
+        from . import report
+        from .commands import setup
+
+        with report.download_progress(err) as progress:
+            outcomes = setup.run(corpora_file, args.corpus, corpora_root, progress)
+        report.render_setup(console, outcomes)
+        failed = [o.error for o in outcomes if o.error is not None]
+        return max((e.exit_code for e in failed), default=0)
+    if args.command == "validate":
+        from . import report
+        from .commands import validate
+
+        checks = validate.run(corpora_file, args.corpus, corpora_root)
+        report.render_validate(console, checks)
+        return 0 if all(c.ok for c in checks) else 3
+    if args.command == "compare":
+        return _compare(args, work, corpora_file, corpora_root, console, err)
+    if args.command == "probe":
+        from .commands.probe import parse_expect, probe, probe_corpus, resolve_expect
+        from .report import render_probe
+
+        expected = [parse_expect(e) for e in args.expect]
+        if args.corpus:
+            result = probe_corpus(
+                args.engine, corpora_file=corpora_file, corpora_root=corpora_root,
+                corpus=args.corpus, query_id=args.query, text=args.text, work=work,
+                k=args.k, per_file=args.per_file, reindex=args.reindex, extra_expect=expected,
+            )
+        else:
+            if args.text is None:
+                raise UsageError("probe --root needs --text \"the query\"")
+            if args.query:
+                raise UsageError("--query ID picks a query from a corpus: use it with --corpus")
+            result = probe(
+                args.engine, root=args.root, query=args.text, work=work,
+                expected=[resolve_expect(args.root, e) for e in expected],
+                k=args.k, per_file=args.per_file, reindex=args.reindex,
+            )
+        render_probe(console, result)
+        return 1 if result.error else 0
     raise UsageError(f"unknown command {args.command!r}")
+
+
+def _compare(args: argparse.Namespace, work: Path, corpora_file: Path, corpora_root: Path,
+             console: Console, err: Console) -> int:
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from .commands import compare
+    from .report.compare import render_compare
+
+    try:
+        cutoffs = tuple(int(x) for x in args.cutoffs.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--cutoffs {args.cutoffs!r}: write whole numbers like 5,10,20") from None
+    if not cutoffs:
+        raise UsageError("--cutoffs needs at least one cutoff")
+    opts = compare.Options(
+        engines=list(args.engine), corpora_file=corpora_file, corpora_root=corpora_root,
+        work=work, corpus=args.corpus, reindex=args.reindex, cutoffs=cutoffs,
+        limit=args.limit, json_out=args.json,
+    )
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task("starting")
+
+        def cell_done(engine: str, corpus: str, ok: bool) -> None:
+            mark = "[green]done[/]" if ok else "[red]failed[/]"
+            bar.console.print(f"{mark} {engine} × {corpus}")
+
+        events = compare.Events(
+            stage=lambda msg: bar.update(task, description=msg),
+            tick=lambda msg: bar.update(task, description=msg),
+            cell_done=cell_done,
+        )
+        outcome = compare.run(opts, events)
+    render_compare(console, outcome.result)
+    if args.json:
+        console.print(f"wrote {args.json}")
+    return 1 if outcome.failures else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

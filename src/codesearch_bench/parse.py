@@ -21,6 +21,7 @@ from .spec import ParseSpec
 
 MAX_ERRORS = 5
 _REPLACEMENT = "\ufffd"
+_ESCAPED = re.compile("[\udc80-\udcff]")
 _LINE_RANGE = re.compile(r"^\s*L?(\d+)\s*(?:[-:–]\s*L?(\d+))?\s*$")
 
 
@@ -51,12 +52,14 @@ class ParseResult:
 
 
 def decode(data: bytes) -> tuple[str, int]:
-    """UTF-8 with undecodable bytes replaced; returns the count replaced."""
+    """UTF-8 with each undecodable byte replaced by U+FFFD; returns how many bytes."""
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        return text, text.count(_REPLACEMENT) - data.count(b"\xef\xbf\xbd")
+        # surrogateescape maps each bad byte to one lone surrogate, so the count is exact
+        # (errors="replace" may fold several bytes into one U+FFFD).
+        text = data.decode("utf-8", errors="surrogateescape")
+        return _ESCAPED.subn(_REPLACEMENT, text)
 
 
 @lru_cache(maxsize=256)

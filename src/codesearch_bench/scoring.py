@@ -38,8 +38,10 @@ def normalize_path(raw: str, root: Path, strip_prefix: str = "") -> str | None:
     """The path relative to root in posix form, or None when it is outside the tree."""
     path = raw.strip().replace("\\", "/")
     if strip_prefix and path.startswith(strip_prefix):
-        path = path[len(strip_prefix):]
+        # "/build/src" and "/build/src/" strip alike: what is left is relative.
+        path = path[len(strip_prefix):].lstrip("/")
     if path.startswith("/"):
+        path = posixpath.normpath(path)  # "/root//a.py", "/root/x/../a.py"
         for base in {root.as_posix(), root.resolve().as_posix()}:
             base = base.rstrip("/") + "/"
             if path.startswith(base):
@@ -82,3 +84,62 @@ def collapse(hits: list[Hit], per_file: int) -> list[Slot]:
         elif len(chunks[hit.path]) < per_file:
             chunks[hit.path].append(hit)
     return [Slot(path, i + 1, tuple(chunks[path])) for i, path in enumerate(order)]
+
+
+@dataclass(frozen=True)
+class GoldItem:
+    """One resolved gold item: a file, and a line span unless it is file-level."""
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class Grade:
+    """Per-slot gains: how many gold items each slot found first.
+
+    `chunk_gains` is None when chunk metrics are not entered: the engine has
+    no spans, or no gold item of the query has a span.
+    """
+
+    file_gains: tuple[int, ...]
+    chunk_gains: tuple[int, ...] | None
+    n_gold: int
+    n_gold_chunks: int
+    first_file_slot: int | None
+    first_chunk: tuple[int, int] | None  # (slot rank, chunk index) of the first gold chunk
+
+
+def overlaps(hit: Hit, item: GoldItem) -> bool:
+    if None in (hit.start, hit.end, item.start, item.end):
+        return False
+    return hit.start <= item.end and item.start <= hit.end  # type: ignore[operator]
+
+
+def grade(slots: list[Slot], gold: list[GoldItem], *, spans: bool) -> Grade:
+    """Credit each gold item once, at the first slot that finds it."""
+    file_gains = [0] * len(slots)
+    for item in gold:
+        for i, slot in enumerate(slots):
+            if slot.path == item.path:
+                file_gains[i] += 1
+                break
+    first_file = next((i + 1 for i, g in enumerate(file_gains) if g), None)
+    with_span = [g for g in gold if g.start is not None]
+    if not spans or not with_span:
+        return Grade(tuple(file_gains), None, len(gold), 0, first_file, None)
+    chunk_gains = [0] * len(slots)
+    first_chunk: tuple[int, int] | None = None
+    for item in with_span:
+        for i, slot in enumerate(slots):
+            if slot.path != item.path:
+                continue
+            hit_index = next((c for c, h in enumerate(slot.chunks) if overlaps(h, item)), None)
+            if hit_index is not None:
+                chunk_gains[i] += 1
+                if first_chunk is None or (i + 1, hit_index) < first_chunk:
+                    first_chunk = (i + 1, hit_index)
+                break
+    return Grade(tuple(file_gains), tuple(chunk_gains), len(gold), len(with_span), first_file,
+                 first_chunk)

@@ -54,7 +54,8 @@ class _LineReader(threading.Thread):
                 while (nl := buf.find(b"\n")) >= 0:
                     line = bytes(buf[:nl])
                     del buf[: nl + 1]
-                    self.lines.put(_OVERSIZE if skipping else line)
+                    oversize = skipping or len(line) > self.max_line
+                    self.lines.put(_OVERSIZE if oversize else line)
                     skipping = False
                 if len(buf) > self.max_line:
                     buf.clear()
@@ -249,6 +250,10 @@ class EngineSession:
         if proc is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = proc.wait(timeout=self.grace)
+        if code is not None and self._stderr is not None:
+            # Its last words may still be in the pipe: let the drain reach EOF (bounded,
+            # since a leftover grandchild can hold stderr open).
+            self._stderr.join(timeout=min(self.grace, 1.0))
         tail = self.stderr_tail(5)
         where = f"; stderr: {tail}" if tail else ""
         return f"engine exited {when} (status {code}){where}"

@@ -54,7 +54,7 @@ REGEX_GROUPS = ("path", "start", "end", "text", "score")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class CommandSpec(_Model):

@@ -55,3 +55,19 @@ def mark_finished(state: Path, spec_sha256: str, corpus_pin: str) -> None:
 
 def forget_finished(state: Path) -> None:
     (state / MARKER).unlink(missing_ok=True)
+
+
+def project_root() -> Path:
+    """The source checkout bench runs from (holds corpora.toml, engines/, protocol/)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def default_corpora_file() -> Path:
+    local = Path("corpora.toml")
+    return local if local.is_file() else project_root() / "corpora.toml"
+
+
+def default_corpora_root(work: Path | None = None) -> Path:
+    if env := os.environ.get("BENCH_CORPORA"):
+        return Path(env)
+    return (work or default_work()) / "corpora"

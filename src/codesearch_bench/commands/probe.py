@@ -18,6 +18,7 @@ from ..errors import UsageError
 from ..parse import Hit, ParseResult
 from ..process import Measurement
 from ..spec import LoadedSpec, load_spec
+from ..tree import read_lines
 
 RAW_EXCERPT_LINES = 20
 _EXPECT = re.compile(r"^(?P<path>[^:]+)(?::(?P<rest>.+))?$")
@@ -105,17 +106,56 @@ def parse_expect(value: str) -> Expected:
     return Expected(path, symbol=rest)
 
 
-def read_lines(root: Path, rel: str) -> list[str] | None:
-    """The file's lines, or None when it is not a regular file inside root."""
-    path = root / rel
+def resolve_expect(root: Path, exp: Expected, *, h_as_cpp: bool = False) -> Expected:
+    """Give a PATH:SYMBOL expectation its tree-sitter span."""
+    if exp.symbol is None:
+        return exp
+    from ..gold import GoldError, resolve
+
+    if not (root / exp.path).is_file():
+        raise UsageError(f"--expect {exp.path}: no such file under {root}")
     try:
-        resolved = path.resolve()
-        resolved.relative_to(root.resolve())
-        if not resolved.is_file():
-            return None
-        return resolved.read_text(encoding="utf-8", errors="replace").splitlines()
-    except (OSError, ValueError):
-        return None
+        span = resolve(root, exp.path, exp.symbol, h_as_cpp=h_as_cpp)
+    except GoldError as exc:
+        tip = f" (nearest: {', '.join(exc.suggestions[:3])})" if exc.suggestions else ""
+        raise UsageError(f"--expect {exp.path}:{exp.symbol}: {exc}{tip}") from None
+    return Expected(exp.path, exp.symbol, span.start, span.end)
+
+
+def probe_corpus(engine: str | Path, *, corpora_file: Path, corpora_root: Path, corpus: str,
+                 query_id: str | None, text: str | None, work: Path, k: int = 20,
+                 per_file: int | None = None, reindex: bool = False,
+                 extra_expect: list[Expected] | None = None) -> ProbeReport:
+    """Probe against a set-up corpus: its tree, and a query (with gold) from its set."""
+    from .. import corpora, goldset, queries
+
+    table = corpora.load_corpora(corpora_file)
+    (chosen,) = corpora.select(table, corpus)
+    if not corpora.is_set_up(corpora_root, chosen):
+        raise UsageError(f"corpus {chosen.name!r} is not set up under {corpora_root}",
+                         hint=f"run `bench setup --corpus {chosen.name}` first")
+    tree = corpora.tree_path(corpora_root, chosen)
+    expected = list(extra_expect or [])
+    query_text = text
+    if query_id is not None:
+        if chosen.queries_path is None:
+            raise UsageError(f"corpus {chosen.name!r} has no query set")
+        qs = queries.load_queries(chosen.queries_path)
+        q = qs.by_id(query_id)
+        query_text = text or q.query
+        sub = queries.QuerySet(qs.path, [q], qs.sha256)
+        report = goldset.resolve_set(chosen, tree, sub)
+        for item in report.spans.get(q.id, []):
+            expected.append(Expected(item.path, item.symbol, item.start, item.end))
+        for failure in report.failures:
+            expected.append(Expected(f"(unresolved) {failure}"))
+    if query_text is None:
+        raise UsageError("give --query ID (from the corpus's query set) or --text")
+    expected = [resolve_expect(tree, e, h_as_cpp=chosen.spec.h_as_cpp) for e in expected]
+    return probe(engine, root=tree, query=query_text, work=work, corpus_key=chosen.name,
+                 corpus_pin=chosen.pin, lang=",".join(chosen.spec.languages),
+                 query_id=query_id, expected=expected, k=k, per_file=per_file,
+                 reindex=reindex)
 
 
 def probe(

@@ -1,4 +1,4 @@
-"""Rich rendering at the edge. Nothing below the CLI prints; this does."""
+"""Render `bench probe`'s report."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .commands.probe import ProbeReport
-from .driver import Rendered
+from ..commands.probe import ProbeReport
+from ..driver import Rendered
 
 
 def _mib(value: int | None) -> str:
