@@ -62,3 +62,10 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert "<!-- test-command -->" in readme
     ci = (REPO / ".ci" / "run").read_text()
     assert "test-command" in ci
+
+
+def test_protocol_version_agrees() -> None:
+    from codesearch_bench.protocol import PROTOCOL_VERSION
+
+    text = (REPO / "protocol" / "PROTOCOL.md").read_text()
+    assert f"Protocol version: **{PROTOCOL_VERSION}**" in text

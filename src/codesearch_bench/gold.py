@@ -143,8 +143,7 @@ def _matches(defs: tuple[Definition, ...], symbol: str) -> list[Definition]:
     exact = [d for d in defs if d.qualname == symbol]
     if exact:
         return exact
-    parts = symbol.split(".")
-    if "prototype" not in parts:
+    if "prototype" not in symbol.split("."):
         alias = [d for d in defs
                  if ".".join(p for p in d.qualname.split(".") if p != "prototype") == symbol
                  and ".prototype." in f".{d.qualname}."]

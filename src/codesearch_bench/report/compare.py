@@ -42,6 +42,8 @@ def _mib(value: int | None) -> str:
 def index_cells(row: Row) -> tuple[str, str]:
     if row.index.cached:
         return "cached", "cached"
+    if row.index.command is None:
+        return "none", ""
     return _secs(row.index.wall_s) or "-", _mib(row.index.peak_rss_bytes) or "-"
 
 
