@@ -48,8 +48,8 @@ def test_ruff_clean() -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.fail("ruff is part of the test extra: pip install -e '.[test]'")
-    scripts = [str(p) for p in (REPO / "scripts").iterdir()
-               if p.is_file() and p.read_text(errors="replace").startswith("#!/usr/bin/env python")]
+    scripts = [str(p) for p in sorted((REPO / "scripts").rglob("*")) if p.is_file() and (
+        p.suffix == ".py" or p.read_text(errors="replace").startswith("#!/usr/bin/env python"))]
     targets = ["src", "tests", *scripts]
     if (REPO / "benchmarks").is_dir():
         targets.append("benchmarks")
