@@ -8,48 +8,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from minicorpus import QUERIES, SOURCES
 
 from codesearch_bench.cli import main
 from codesearch_bench.results import ResultFile
 
 REPO = Path(__file__).resolve().parent.parent
-
-SOURCES = {
-    "pkg/config.py": (
-        "import json\n\n\n"
-        "def load_settings(path):\n"
-        "    \"\"\"Read the settings file and parse its JSON.\"\"\"\n"
-        "    with open(path) as fh:\n"
-        "        return json.load(fh)\n\n\n"
-        "def save_settings(path, data):\n"
-        "    with open(path, 'w') as fh:\n"
-        "        json.dump(data, fh)\n"
-    ),
-    "pkg/cells.py": (
-        "def cell_len(text):\n"
-        "    \"\"\"Terminal cell width of a string.\"\"\"\n"
-        "    return sum(2 if ord(c) > 0x1100 else 1 for c in text)\n\n\n"
-        "class Segment:\n"
-        "    def split_cells(self, cut):\n"
-        "        return self, cut\n"
-    ),
-    "pkg/retry.py": (
-        "import time\n\n\n"
-        "def backoff(attempt):\n"
-        "    \"\"\"Exponential backoff delay before the next retry attempt.\"\"\"\n"
-        "    return min(60, 2 ** attempt)\n"
-    ),
-}
-
-QUERIES = [
-    {"id": "q1", "query": "where are the settings parsed from a json file",
-     "gold": [{"path": "pkg/config.py", "symbol": "load_settings"}]},
-    {"id": "q2", "query": "how wide is a string when shown in terminal cells",
-     "gold": [{"path": "pkg/cells.py", "symbol": "cell_len"}]},
-    {"id": "q3", "query": "how long to wait before the next retry attempt",
-     "gold": [{"path": "pkg/retry.py", "symbol": "backoff"}]},
-    {"id": "q4", "query": "which module writes settings", "gold": [{"path": "pkg/config.py"}]},
-]
 
 # A fake engine answering from a fixed table: q1 right at rank 1, q2 right file wrong
 # chunk, q3 wrong file first then right, anything else nothing.

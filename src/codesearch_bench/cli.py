@@ -11,7 +11,9 @@ cannot be started; 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -95,6 +97,12 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="write the result JSON here (atomically)")
     p.add_argument("--cutoffs", default="5,10,20", help="cutoffs k (default 5,10,20)")
     p.add_argument("--limit", type=int, default=None, help="only the first N queries per corpus")
+    p.add_argument("--resume", type=Path, default=None, metavar="OUT.json",
+                   help="skip the cells a previous (interrupted) run already finished; "
+                   "writes to --json, or back to this file")
+    p.add_argument("--shard", default=None, metavar="I/N",
+                   help="run only shard I of N of the (engine x corpus) cells; merge the shards "
+                   "with `bench report --merge`")
     _corpus_flags(p)
 
 
@@ -207,10 +215,17 @@ def _compare(args: argparse.Namespace, work: Path, corpora_file: Path, corpora_r
         raise UsageError(f"--cutoffs {args.cutoffs!r}: write whole numbers like 5,10,20") from None
     if not cutoffs:
         raise UsageError("--cutoffs needs at least one cutoff")
+    shard = None
+    if args.shard:
+        try:
+            i, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            raise UsageError(f"--shard {args.shard!r}: write I/N, e.g. 2/4") from None
+        shard = (i, n)
     opts = compare.Options(
         engines=list(args.engine), corpora_file=corpora_file, corpora_root=corpora_root,
         work=work, corpus=args.corpus, reindex=args.reindex, cutoffs=cutoffs,
-        limit=args.limit, json_out=args.json,
+        limit=args.limit, json_out=args.json or args.resume, resume=args.resume, shard=shard,
     )
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
@@ -227,14 +242,23 @@ def _compare(args: argparse.Namespace, work: Path, corpora_file: Path, corpora_r
         )
         outcome = compare.run(opts, events)
     render_compare(console, outcome.result)
-    if args.json:
-        console.print(f"wrote {args.json}")
-    return 1 if outcome.failures else 0
+    if opts.json_out:
+        console.print(f"wrote {opts.json_out}")
+    return compare.exit_code(outcome.failures)
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     console = Console()
     err = Console(stderr=True)
+    # SIGTERM (a CI timeout, `kill`) takes the same path as Ctrl-C: engines are
+    # stopped and reaped, and a comparison still writes its partial JSON.
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         return run(sys.argv[1:] if argv is None else argv, console, err)
     except BenchError as exc:
@@ -248,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except SystemExit as exc:  # --help and --version exit through argparse
         return int(exc.code or 0)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,8 @@ class SearchResult:
     raw: bytes = b""
     rendered: Rendered | None = None
     truncated: bool = False
+    timed_out: bool = False
+    leftovers: int = 0
 
 
 def _vars(loaded: LoadedSpec, ctx: Context) -> dict[str, object]:
@@ -197,7 +199,8 @@ class Searcher:
                 owner=_owner(self.loaded, "search"), requires=spec.requires,
             )
             result = SearchResult(latency_s=m.wall_s, rendered=rendered, raw=m.stdout,
-                                  truncated=m.stdout_truncated)
+                                  truncated=m.stdout_truncated, timed_out=m.timed_out,
+                                  leftovers=m.leftovers_killed)
             if not m.ok:
                 tail = m.stderr_tail(5)
                 result.error = m.describe_failure() + (f"; stderr: {tail}" if tail else "")

@@ -64,6 +64,10 @@ class QueryOutcome(_M):
     chunk_entered: bool = Field(
         default=False, description="chunk metrics apply: the engine has spans and gold a span")
     scores: dict[str, float] = Field(default_factory=dict)
+    replaced_bytes: int = Field(default=0, description="undecodable output bytes replaced")
+    line_zero: bool = Field(
+        default=False, description="a result at line 0 although the spec says line_base 1")
+    leftovers: int = Field(default=0, description="processes left running, killed and reaped")
     depth_limited: bool = Field(
         default=False, description="raw results reached n but filled fewer slots than k")
     no_spans: bool = False
@@ -78,6 +82,7 @@ class IndexOut(_M):
     files: int | None = None
     chunks: int | None = None
     command: list[str] | None = None
+    leftovers: int = 0
 
 
 class SearchOut(_M):
@@ -157,7 +162,9 @@ class ResultFile(_M):
     protocol_version: str
     bench_version: str
     created: str
-    interrupted: bool = False
+    interrupted: bool = Field(
+        default=False, description="Ctrl-C stopped the run: only finished cells are here")
+    shard: str | None = Field(default=None, description="I/N when this file is one shard")
     environment: dict[str, object]
     cutoffs: list[int]
     corpora: dict[str, CorpusOut]

@@ -24,6 +24,7 @@ from .spec import LoadedSpec
 from .tree import read_lines
 
 KEEP_SLOTS = 20
+MAX_CONSECUTIVE_TIMEOUTS = 3
 Tick = Callable[[str], None]
 
 
@@ -80,11 +81,19 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
     k_max = max(cell.cutoffs)
     try:
         with driver.Searcher(loaded, ctx) as searcher:
+            timeouts = 0
             for per_file in per_file_passes(loaded.spec.per_file):
                 run = Pass(per_file)
                 for q in cell.queries:
                     tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
-                    found = searcher.search(q.query, k_max, per_file)
+                    if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
+                        # A one-shot engine that hangs every time would otherwise cost
+                        # its full timeout on every remaining query.
+                        found = driver.SearchResult(error=f"skipped: the engine timed out on "
+                                                    f"{timeouts} queries in a row")
+                    else:
+                        found = searcher.search(q.query, k_max, per_file)
+                        timeouts = timeouts + 1 if found.timed_out else 0
                     outcome = _outcome(cell, q, found, per_file)
                     run.outcomes.append(outcome)
                     if found.error is None:
@@ -131,7 +140,8 @@ def _index(cell: Cell, ctx: driver.Context) -> IndexOut:
     files, chunks = _reported_counts(m)
     return IndexOut(cached=False, wall_s=m.wall_s, peak_rss_bytes=m.peak_rss_bytes,
                     rss_method=m.rss_method, state_bytes=driver.dir_bytes(cell.state),
-                    files=files, chunks=chunks, command=rendered.argv)
+                    files=files, chunks=chunks, command=rendered.argv,
+                    leftovers=m.leftovers_killed)
 
 
 def _reported_counts(m: Measurement) -> tuple[int | None, int | None]:
@@ -174,10 +184,12 @@ def _outcome(cell: Cell, q: Query, found: driver.SearchResult, per_file: int) ->
     spec = cell.loaded.spec
     gold_spans = cell.gold.get(q.id, [])
     out = QueryOutcome(id=q.id, latency_s=found.latency_s, error=found.error,
-                       raw_hits=len(found.hits),
+                       raw_hits=len(found.hits), leftovers=found.leftovers,
+                       replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
                        chunk_entered=spec.spans and any(g.start is not None for g in gold_spans))
     if found.error is not None:
         return out
+    out.line_zero = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
     norm = scoring.normalize(found.hits, cell.tree, strip_prefix=spec.strip_prefix,
                              line_base=spec.line_base)
     out.outside = norm.outside

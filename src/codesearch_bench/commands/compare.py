@@ -18,26 +18,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import corpora, environment, goldset, queries, runner, stats, workdir
-from ..errors import BenchError, UsageError
+from .. import corpora, environment, goldset, queries, runner, workdir
+from ..errors import BenchError, SpecError, UsageError
 from ..protocol import PROTOCOL_VERSION
 from ..results import (
-    Comparison,
     CorpusOut,
     EngineOut,
-    Estimate,
     Failure,
-    QueryOutcome,
     ResultFile,
     Row,
 )
+from ..rows import build_rows, comparisons
 from ..spec import LoadedSpec, load_spec
 from ..tree import Manifest
 
 DEFAULT_CUTOFFS = (5, 10, 20)
 DEFAULT_ENGINES_FILE = "default-engines.txt"
-PAIRED_METRICS = {"file.hit@10": "binary", "chunk.hit@10": "binary", "file.mrr": "continuous",
-                  "chunk.mrr": "continuous"}
 
 
 @dataclass
@@ -51,6 +47,8 @@ class Options:
     cutoffs: tuple[int, ...] = DEFAULT_CUTOFFS
     limit: int | None = None
     json_out: Path | None = None
+    resume: Path | None = None
+    shard: tuple[int, int] | None = None
 
 
 @dataclass
@@ -85,14 +83,23 @@ def default_engines() -> list[Path]:
     return [base / ln for ln in lines if ln]
 
 
-def load_specs(paths: list[Path]) -> list[LoadedSpec]:
-    specs = [load_spec(p) for p in paths]
+def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
+    """Validate every spec up front; a broken one becomes a failure, not a crash."""
+    specs: list[LoadedSpec] = []
     seen: dict[str, Path] = {}
-    for s in specs:
-        if s.name in seen:
-            raise UsageError(f"engines {seen[s.name]} and {s.file} share the name {s.name!r}; "
-                             "the name keys the state directory, so each must be unique")
-        seen[s.name] = s.file
+    for path in paths:
+        try:
+            loaded = load_spec(path)
+        except SpecError as exc:
+            failures.append(Failure(engine=Path(path).stem, corpus="*", stage="spec",
+                                    message=str(exc)))
+            continue
+        if loaded.name in seen:
+            raise UsageError(f"engines {seen[loaded.name]} and {loaded.file} share the name "
+                             f"{loaded.name!r}; the name keys the state directory, so each "
+                             "must be unique")
+        seen[loaded.name] = loaded.file
+        specs.append(loaded)
     return specs
 
 
@@ -106,9 +113,14 @@ def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
 
 def _plan(opts: Options, events: Events, failures: list[Failure],
           specs: list[LoadedSpec]) -> list[Plan]:
-    table = corpora.load_corpora(opts.corpora_file)
+    try:
+        table = corpora.load_corpora(opts.corpora_file)
+        selected = corpora.select(table, opts.corpus)
+    except BenchError as exc:
+        failures.append(Failure(engine="*", corpus="*", stage="setup", message=str(exc)))
+        return []
     plans = []
-    for corpus in corpora.select(table, opts.corpus):
+    for corpus in selected:
         try:
             if not corpora.is_set_up(opts.corpora_root, corpus):
                 events.stage(f"setting up corpus {corpus.name}")
@@ -123,55 +135,102 @@ def _plan(opts: Options, events: Events, failures: list[Failure],
                                  f"do not resolve (first: {report.failures[0]})",
                                  hint=f"run `bench validate --corpus {corpus.name}`")
         except BenchError as exc:
-            for s in specs:
-                failures.append(Failure(engine=s.name, corpus=corpus.name, stage="setup",
-                                        message=str(exc)))
+            for s in specs or [None]:
+                failures.append(Failure(engine=s.name if s else "*", corpus=corpus.name,
+                                        stage="setup", message=str(exc)))
             continue
         chosen = qs.queries[: opts.limit] if opts.limit else qs.queries
         plans.append(Plan(corpus, setup.manifest, setup.tree, qs, chosen, report.spans))
     return plans
 
 
+def cells(plans: list[Plan], specs: list[LoadedSpec],
+          shard: tuple[int, int] | None) -> list[tuple[Plan, LoadedSpec]]:
+    """Every (corpus, engine) cell in run order, or this shard's share of them.
+
+    The order is fixed by the arguments alone, so shard I of N picks the same
+    cells on every machine: cell j belongs to shard (j mod N) + 1.
+    """
+    order = [(plan, loaded) for i, plan in enumerate(plans) for loaded in interleave(specs, i)]
+    if shard is None:
+        return order
+    index, count = shard
+    return [cell for j, cell in enumerate(order) if j % count == index - 1]
+
+
+def _resumable(previous: ResultFile | None, plans: list[Plan],
+               specs: list[LoadedSpec], opts: Options) -> tuple[set[tuple[str, str]], list[Row]]:
+    """Cells a previous run finished with the same spec, corpus, queries and cutoffs."""
+    if previous is None:
+        return set(), []
+    if previous.protocol_version != PROTOCOL_VERSION or previous.cutoffs != list(opts.cutoffs):
+        raise UsageError("--resume: that result was made with another protocol version or "
+                         "other cutoffs; start a new run")
+    by_corpus = {p.corpus.name: p for p in plans}
+    by_engine = {s.name: s for s in specs}
+    done: set[tuple[str, str]] = set()
+    for row in previous.rows:
+        plan, loaded = by_corpus.get(row.corpus), by_engine.get(row.engine)
+        old_corpus = previous.corpora.get(row.corpus)
+        old_engine = previous.engines.get(row.engine)
+        if plan is None or loaded is None or old_corpus is None or old_engine is None:
+            continue
+        if (old_engine.spec_sha256 == loaded.sha256
+                and old_corpus.identity == plan.corpus.identity
+                and old_corpus.query_set_sha256 == plan.query_set.sha256
+                and old_corpus.queries == len(plan.queries)):
+            done.add((row.engine, row.corpus))
+    kept = [r for r in previous.rows if (r.engine, r.corpus) in done]
+    return done, kept
+
+
 def run(opts: Options, events: Events | None = None) -> Outcome:
     events = events or Events()
     if any(k < 1 for k in opts.cutoffs):
         raise UsageError("--cutoffs are whole numbers >= 1")
-    specs = load_specs(opts.engines or default_engines())
+    if opts.shard is not None and not 1 <= opts.shard[0] <= opts.shard[1]:
+        raise UsageError("--shard I/N needs 1 <= I <= N")
+    previous = read_result(opts.resume) if opts.resume else None
     failures: list[Failure] = []
+    specs = load_specs(opts.engines or default_engines(), failures)
     plans = _plan(opts, events, failures, specs)
-    rows: list[Row] = []
+    done, rows = _resumable(previous, plans, specs, opts)
     engines_out = {s.name: _engine_out(s) for s in specs}
     interrupted = False
     try:
-        for i, plan in enumerate(plans):
-            for loaded in interleave(specs, i):
-                events.stage(f"{loaded.name} on {plan.corpus.name}")
-                cell = runner.Cell(
-                    loaded=loaded, corpus=plan.corpus.name, corpus_pin=plan.corpus.identity,
-                    tree=plan.tree,
-                    state=workdir.state_dir(opts.work, "state", loaded.name,
-                                            plan.corpus.name).resolve(),
-                    lang=",".join(plan.corpus.spec.languages), queries=plan.queries,
-                    gold=plan.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
-                )
-                result = runner.run_cell(cell, events.tick)
-                if result.failure is not None:
-                    failures.append(result.failure)
-                rows.extend(_rows(cell, result))
-                events.cell_done(loaded.name, plan.corpus.name, result.failure is None)
+        for plan, loaded in cells(plans, specs, opts.shard):
+            if (loaded.name, plan.corpus.name) in done:
+                events.cell_done(loaded.name, plan.corpus.name, True)
+                continue
+            events.stage(f"{loaded.name} on {plan.corpus.name}")
+            cell = runner.Cell(
+                loaded=loaded, corpus=plan.corpus.name, corpus_pin=plan.corpus.identity,
+                tree=plan.tree,
+                state=workdir.state_dir(opts.work, "state", loaded.name,
+                                        plan.corpus.name).resolve(),
+                lang=",".join(plan.corpus.spec.languages), queries=plan.queries,
+                gold=plan.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
+            )
+            result = runner.run_cell(cell, events.tick)
+            if result.failure is not None:
+                failures.append(result.failure)
+            rows.extend(build_rows(cell, result))
+            events.cell_done(loaded.name, plan.corpus.name, result.failure is None)
     except KeyboardInterrupt:
         interrupted = True
+    env = environment.describe()
     out = ResultFile(
         protocol_version=PROTOCOL_VERSION,
-        bench_version=str(environment.describe()["bench_version"]),
+        bench_version=str(env["bench_version"]),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         interrupted=interrupted,
-        environment=environment.describe(),
+        shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else None,
+        environment=env,
         cutoffs=list(opts.cutoffs),
         corpora={p.corpus.name: _corpus_out(p) for p in plans},
         engines=engines_out,
         rows=rows,
-        comparisons=_comparisons(rows),
+        comparisons=comparisons(rows),
         failures=failures,
     )
     if opts.json_out is not None:
@@ -179,6 +238,23 @@ def run(opts: Options, events: Events | None = None) -> Outcome:
     if interrupted:
         raise KeyboardInterrupt
     return Outcome(out, failures)
+
+
+def exit_code(failures: list[Failure]) -> int:
+    """2 when a spec was broken, 3 for a corpus problem, 1 for an engine failure."""
+    codes = {"spec": 2, "setup": 3, "gold": 3}
+    return max((codes.get(f.stage, 1) for f in failures), default=0)
+
+
+def read_result(path: Path) -> ResultFile:
+    try:
+        return ResultFile.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such result file") from None
+    except ValueError as exc:
+        first = str(exc).splitlines()[:3]
+        raise UsageError(f"{path}: not a codesearch-bench result file ({' '.join(first)})",
+                         hint="result files are written by `bench compare --json`") from None
 
 
 def write_json(result: ResultFile, path: Path) -> None:
@@ -209,114 +285,3 @@ def _corpus_out(p: Plan) -> CorpusOut:
                      query_set=str(p.query_set.path), query_set_sha256=p.query_set.sha256)
 
 
-def _rows(cell: runner.Cell, result: runner.CellResult) -> list[Row]:
-    if result.index is None or result.search is None:
-        return []
-    spec = cell.loaded.spec
-    token_column = "corpus" if spec.text_from_corpus else "text" if spec.tokens else "none"
-    rows = []
-    for i, run in enumerate(result.passes):
-        rows.append(Row(
-            engine=cell.loaded.name, corpus=cell.corpus, per_file=run.per_file, headline=i == 0,
-            tree=str(cell.tree), k=list(cell.cutoffs), n=max(cell.cutoffs) * spec.candidates,
-            spans=spec.spans, token_column=token_column, index=result.index,
-            search=result.search if i == 0 else result.search.model_copy(
-                update={"p50_s": _p(run, 0.5), "p95_s": _p(run, 0.95)}),
-            metrics=_aggregate(run, cell.cutoffs, token_column != "none"),
-            flags=_flags(cell, run, token_column), errors=sum(o.error is not None
-                                                              for o in run.outcomes),
-            queries=run.outcomes,
-        ))
-    return rows
-
-
-def _p(run: runner.Pass, q: float) -> float | None:
-    return runner._quantile(run.latencies, q)
-
-
-def failed_value(metric: str) -> float:
-    """What a failed query scores: a complete miss, never a gap that flatters."""
-    return 1.0 if metric == "zero_miss" else 0.0
-
-
-def _applies(metric: str, outcome: QueryOutcome) -> bool:
-    if outcome.error is None:
-        return metric in outcome.scores
-    return not metric.startswith("chunk.") or outcome.chunk_entered
-
-
-def _aggregate(run: runner.Pass, cutoffs: tuple[int, ...], tokens: bool) -> dict[str, Estimate]:
-    names: list[str] = []
-    for o in run.outcomes:
-        for name in o.scores:
-            if name not in names:
-                names.append(name)
-    out: dict[str, Estimate] = {}
-    for name in names:
-        out[name] = estimate([o.scores[name] if o.error is None else failed_value(name)
-                              for o in run.outcomes if _applies(name, o)])
-    if tokens:
-        for k in cutoffs:
-            out[f"tokens@{k}"] = estimate([float(o.tokens[f"tokens@{k}"])
-                                           for o in run.outcomes if o.tokens])
-        out["tokens_to_first_gold"] = estimate([float(o.tokens_to_first_gold) for o in
-                                                run.outcomes if o.tokens_to_first_gold is not None])
-    return out
-
-
-def estimate(values: list[float]) -> Estimate:
-    if not values:
-        return Estimate(mean=None, lo=None, hi=None, n=0)
-    mean, lo, hi = stats.bootstrap_ci(values)
-    return Estimate(mean=float(mean), lo=float(lo), hi=float(hi), n=len(values))
-
-
-def _flags(cell: runner.Cell, run: runner.Pass, token_column: str) -> list[str]:
-    spec = cell.loaded.spec
-    flags = []
-    answered = [o for o in run.outcomes if o.error is None]
-    if spec.spans and answered and all(o.no_spans or o.raw_hits == 0 for o in answered) and any(
-            o.raw_hits for o in answered):
-        flags.append("!! no_spans")
-    depth = sum(o.depth_limited for o in answered)
-    if depth:
-        flags.append(f"!! depth={depth}")
-    if token_column == "corpus":
-        flags.append("*")
-    if not spec.spans or all(o.chunk_gains is None for o in answered):
-        flags.append("chunk_not_entered")
-    errors = len(run.outcomes) - len(answered)
-    if errors:
-        flags.append(f"errors={errors}")
-    outside = sum(o.outside for o in run.outcomes)
-    if outside:
-        flags.append(f"outside={outside}")
-    return flags
-
-
-def _comparisons(rows: list[Row]) -> list[Comparison]:
-    out: list[Comparison] = []
-    groups: dict[tuple[str, int], list[Row]] = {}
-    for row in rows:
-        if row.headline:
-            groups.setdefault((row.corpus, row.per_file), []).append(row)
-    for (corpus, per_file), group in groups.items():
-        if len(group) < 2:
-            continue
-        scores: dict[str, dict[str, list[float]]] = {}
-        kinds = {}
-        for metric, kind in PAIRED_METRICS.items():
-            if not all(metric in r.metrics for r in group):
-                continue
-            kinds[metric] = kind
-        for r in group:
-            scores[r.engine] = {
-                m: [float("nan") if o.error else o.scores.get(m, float("nan"))
-                    for o in r.queries] for m in kinds
-            }
-        for c in stats.compare_pairs(scores, kinds):
-            out.append(Comparison(corpus=corpus, per_file=per_file, metric=c.metric,
-                                  engine_a=c.engine_a, engine_b=c.engine_b, n=c.n,
-                                  delta=c.delta, lo=c.lo, hi=c.hi, p=c.p,
-                                  p_adjusted=c.p_adjusted, test=c.test))
-    return out

@@ -13,10 +13,14 @@ FLAG_HELP = {
                    "fix the adapter's span fields",
     "!! depth": "raw results reached n but filled fewer file slots than the cutoff -- "
                 "the tool was asked for too few results; raise `candidates`",
+    "!! line_base": "results at line 0 although the spec says line_base 1 -- the tool counts "
+                    "from zero: set line_base: 0",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
     "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",
     "outside": "results pointing outside the tree, dropped and never read",
+    "undecodable": "bytes of output that were not UTF-8, replaced before parsing",
+    "leftovers": "processes the engine left running after a query, killed and reaped",
 }
 
 
