@@ -6,12 +6,14 @@ included. Output is captured up to a cap (the head of stdout, the tail of
 stderr) and the pipes are drained past it, so a runaway engine can neither
 exhaust memory nor block on a full pipe.
 
-Peak RSS is the larger of two readings, both recorded in `rss_method`:
-the whole tree's RSS summed over samples from /proc (every few ms at first,
-then every 50 ms), and the kernel's own maximum for the direct child and the
-children it waited for (wait4's ru_maxrss) -- the figure `/usr/bin/time -v`
-prints. The first catches a tree whose parts peak together; the second a
-peak shorter than the sampling interval.
+Peak RSS is the largest of these readings (named in `rss_method`): the whole
+tree's RSS summed over samples from /proc (every few ms at first, then every
+50 ms), each process's own high-water mark (VmHWM) at those samples, and the
+kernel's maximum for the direct child (wait4's ru_maxrss, the figure
+`/usr/bin/time -v` prints). Linux carries the *parent's* peak into a child's
+ru_maxrss across fork and exec, so a small engine started by a large bench
+would report bench's memory; ru_maxrss is therefore used only when it exceeds
+bench's own peak at spawn time, where it can only be the child's.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from .errors import EngineUnavailable
 DEFAULT_MAX_STDOUT = 64 * 1024 * 1024
 DEFAULT_MAX_STDERR = 64 * 1024
 DEFAULT_GRACE = 3.0
-RSS_METHOD = "max(tree RSS summed from /proc samples, wait4 ru_maxrss)"
+RSS_METHOD = ("max(tree RSS summed over /proc samples, per-process VmHWM at those samples, "
+              "wait4 ru_maxrss when above bench's own peak)")
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ def run(
     requires: str | None = None,
 ) -> Measurement:
     """Run argv to completion or to its deadline; see the module docstring."""
+    own_peak = reaper.hwm(os.getpid()) or 0
     start = time.perf_counter()
     proc = spawn(
         argv, cwd=cwd, env=env,
@@ -209,6 +213,8 @@ def run(
     err.join(timeout=10)
     end = float(status.get("end", time.perf_counter()))  # type: ignore[arg-type]
     maxrss = int(status.get("maxrss", 0))  # type: ignore[call-overload]
+    if maxrss <= own_peak:
+        maxrss = 0  # possibly inherited from bench itself: not the engine's figure
     peak = max(tree.peak_rss, maxrss) or None
     return Measurement(
         argv=tuple(argv),

@@ -57,13 +57,79 @@ def disown(pid: int) -> None:
         _owned.discard(pid)
 
 
+_PROC = os.path.isdir("/proc/self/task")
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _proc_children_supported() -> bool:
+    pid = os.getpid()
+    return os.path.exists(f"/proc/{pid}/task/{pid}/children")
+
+
+_FAST = _PROC and _proc_children_supported()
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def identity(pid: int) -> str | None:
+    """What makes a pid this process and not a later one reusing the number."""
+    if _PROC:
+        stat = _read(f"/proc/{pid}/stat")
+        if stat is None:
+            return None
+        return stat.rsplit(")", 1)[-1].split()[19]  # starttime, in clock ticks since boot
+    try:
+        return repr(psutil.Process(pid).create_time())
+    except psutil.Error:
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children from /proc/PID/task/*/children: far cheaper than a /proc scan."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    out: list[int] = []
+    for tid in tids:
+        data = _read(f"/proc/{pid}/task/{tid}/children")
+        if data:
+            out.extend(int(x) for x in data.split())
+    return out
+
+
+def hwm(pid: int) -> int | None:
+    """VmHWM: the process's own peak RSS since its last exec, in bytes (Linux)."""
+    status = _read(f"/proc/{pid}/status")
+    if not status:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def _rss(pid: int) -> int:
+    statm = _read(f"/proc/{pid}/statm")
+    if not statm:
+        return 0
+    parts = statm.split()
+    return int(parts[1]) * _PAGE if len(parts) > 1 else 0
+
+
 @dataclass
 class Tree:
     """A process group plus every descendant ever seen, with RSS sampling."""
 
     root_pid: int
     pgid: int
-    seen: dict[int, float] = field(default_factory=dict)  # pid -> create_time
+    seen: dict[int, str] = field(default_factory=dict)  # pid -> identity()
     peak_rss: int = 0
     preexisting: frozenset[int] = field(default_factory=lambda: _children_now())
 
@@ -77,26 +143,62 @@ class Tree:
                 procs[child.pid] = child
         except psutil.Error:
             pass
-        for pid, created in list(self.seen.items()):
+        for pid, ident in list(self.seen.items()):
             if pid in procs:
+                continue
+            if identity(pid) != ident:
+                self.seen.pop(pid, None)
                 continue
             try:
                 proc = psutil.Process(pid)
-                if proc.create_time() == created:
-                    procs[pid] = proc
-                    # Orphans re-parented to us: their children too.
-                    for child in proc.children(recursive=True):
-                        procs.setdefault(child.pid, child)
+                procs[pid] = proc
+                # Orphans re-parented to us: their children too.
+                for child in proc.children(recursive=True):
+                    procs.setdefault(child.pid, child)
             except psutil.Error:
                 self.seen.pop(pid, None)
-        for pid, proc in procs.items():
+        for pid in procs:
             if pid != self.root_pid and pid not in self.seen:
-                with contextlib.suppress(psutil.Error):
-                    self.seen[pid] = proc.create_time()
+                ident = identity(pid)
+                if ident is not None:
+                    self.seen[pid] = ident
         return list(procs.values())
+
+    def _fast_pids(self) -> list[int]:
+        """The live tree from /proc child lists, remembering every pid seen."""
+        stack = [self.root_pid]
+        for pid, ident in list(self.seen.items()):
+            if identity(pid) == ident:
+                stack.append(pid)
+            else:
+                self.seen.pop(pid, None)
+        found: list[int] = []
+        visited: set[int] = set()
+        while stack:
+            pid = stack.pop()
+            if pid in visited:
+                continue
+            visited.add(pid)
+            found.append(pid)
+            kids = _children(pid)
+            for kid in kids:
+                if kid not in self.seen and kid != self.root_pid:
+                    ident = identity(kid)
+                    if ident is not None:
+                        self.seen[kid] = ident
+            stack.extend(kids)
+        return found
 
     def sample(self) -> int:
         """Sum the RSS of the live tree now; remember the peak."""
+        if _FAST:
+            pids = self._fast_pids()
+            total = sum(_rss(pid) for pid in pids)
+            # A single process's own high-water mark also bounds the tree's peak
+            # from below, and keeps a peak that fell between two samples.
+            marks = [m for m in (hwm(pid) for pid in pids) if m is not None]
+            self.peak_rss = max(self.peak_rss, total, *marks)
+            return total
         total = 0
         for proc in self.processes():
             with contextlib.suppress(psutil.Error):
@@ -108,7 +210,8 @@ class Tree:
     def group_members(self) -> list[psutil.Process]:
         """Every process still in the engine's process group (a full /proc scan)."""
         members = []
-        for pid in psutil.pids():
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()] if _PROC else psutil.pids()
+        for pid in pids:
             try:
                 if os.getpgid(pid) == self.pgid:
                     members.append(psutil.Process(pid))
@@ -123,26 +226,30 @@ class Tree:
         tree -- typically a daemon that left the process group with setsid.
         """
         out = []
-        try:
-            children = psutil.Process().children()
-        except psutil.Error:
-            return out
-        for child in children:
+        for pid in _own_children():
             with _lock:
-                if child.pid in _owned:
+                if pid in _owned:
                     continue
-            if child.pid not in self.preexisting:
-                out.append(child)
+            if pid not in self.preexisting:
+                with contextlib.suppress(psutil.Error):
+                    out.append(psutil.Process(pid))
         return out
 
     def leftovers(self, *, include_root: bool = False) -> list[psutil.Process]:
         out = []
-        procs = {p.pid: p for p in self.processes()}
+        if _FAST:
+            procs = {}
+            for pid in self._fast_pids():
+                with contextlib.suppress(psutil.Error):
+                    procs[pid] = psutil.Process(pid)
+        else:
+            procs = {p.pid: p for p in self.processes()}
         for member in self.group_members() + self.adopted():
             if member.pid not in procs:
                 procs[member.pid] = member
-                with contextlib.suppress(psutil.Error):
-                    self.seen.setdefault(member.pid, member.create_time())
+                ident = identity(member.pid)
+                if ident is not None:
+                    self.seen.setdefault(member.pid, ident)
         for proc in procs.values():
             if proc.pid == self.root_pid and not include_root:
                 continue
@@ -200,29 +307,41 @@ class Tree:
         reap_orphans()
 
 
-def _children_now() -> frozenset[int]:
+def _own_children() -> list[int]:
+    if _FAST:
+        return _children(os.getpid())
     try:
-        return frozenset(c.pid for c in psutil.Process().children())
+        return [c.pid for c in psutil.Process().children()]
     except psutil.Error:
-        return frozenset()
+        return []
+
+
+def _children_now() -> frozenset[int]:
+    return frozenset(_own_children())
+
+
+def _is_zombie(pid: int) -> bool:
+    if _PROC:
+        stat = _read(f"/proc/{pid}/stat")
+        return stat is not None and stat.rsplit(")", 1)[-1].split()[0] == "Z"
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def reap_orphans() -> int:
     """Reap zombie children that no Popen owns (orphans adopted as subreaper)."""
     reaped = 0
-    try:
-        children = psutil.Process().children()
-    except psutil.Error:
-        return 0
-    for child in children:
+    for pid in _own_children():
         with _lock:
-            if child.pid in _owned:
+            if pid in _owned:
                 continue
+        if not _is_zombie(pid):
+            continue
         try:
-            if child.status() != psutil.STATUS_ZOMBIE:
-                continue
-            done, _ = os.waitpid(child.pid, os.WNOHANG)
+            done, _ = os.waitpid(pid, os.WNOHANG)
             reaped += bool(done)
-        except (psutil.Error, ChildProcessError):
+        except ChildProcessError:
             continue
     return reaped

@@ -40,6 +40,7 @@ class Cell:
     gold: dict[str, list[GoldSpan]]
     cutoffs: tuple[int, ...]
     reindex: bool = False
+    tree_files: int = 0
 
 
 @dataclass
@@ -127,8 +128,9 @@ def _index(cell: Cell, ctx: driver.Context) -> IndexOut:
         cell.state.mkdir(parents=True, exist_ok=True)
         return IndexOut(cached=False, state_bytes=None)
     if workdir.index_finished(cell.state, loaded.sha256, cell.corpus_pin):
+        files, chunks = workdir.index_counts(cell.state)
         return IndexOut(cached=True, state_bytes=driver.dir_bytes(cell.state),
-                        command=rendered.argv)
+                        files=files, chunks=chunks, command=rendered.argv)
     workdir.clear(cell.state)  # a partial or stale index is never built upon
     _, m = driver.run_index(loaded, ctx)
     assert m is not None
@@ -136,8 +138,8 @@ def _index(cell: Cell, ctx: driver.Context) -> IndexOut:
         raise _CellFailed(Failure(
             engine=loaded.name, corpus=cell.corpus, stage="index",
             message=f"index {m.describe_failure()}", stderr_tail=m.stderr_tail() or None))
-    workdir.mark_finished(cell.state, loaded.sha256, cell.corpus_pin)
     files, chunks = _reported_counts(m)
+    workdir.mark_finished(cell.state, loaded.sha256, cell.corpus_pin, files, chunks)
     return IndexOut(cached=False, wall_s=m.wall_s, peak_rss_bytes=m.peak_rss_bytes,
                     rss_method=m.rss_method, state_bytes=driver.dir_bytes(cell.state),
                     files=files, chunks=chunks, command=rendered.argv,
@@ -205,7 +207,9 @@ def _outcome(cell: Cell, q: Query, found: driver.SearchResult, per_file: int) ->
         [] if graded.chunk_gains is not None else None)
     out.first_file_slot = graded.first_file_slot
     out.first_chunk_slot = graded.first_chunk[0] if graded.first_chunk else None
-    out.depth_limited = len(found.hits) >= k_max * spec.candidates and len(slots) < k_max
+    # A tree with fewer files than k can never fill k slots: that is not depth.
+    wanted = min(k_max, cell.tree_files) if cell.tree_files else k_max
+    out.depth_limited = len(found.hits) >= k_max * spec.candidates and len(slots) < wanted
     out.no_spans = spec.spans and bool(found.hits) and all(h.start is None for h in found.hits)
     out.scores = _scores(graded, cell.cutoffs)
     if spec.has_token_column:

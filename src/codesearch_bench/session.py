@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import reaper
-from .process import DEFAULT_GRACE, DEFAULT_MAX_STDERR, RSS_METHOD, _Capture, spawn
+from .process import DEFAULT_GRACE, DEFAULT_MAX_STDERR, _Capture, spawn
 
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
 _EOF = object()
@@ -73,7 +73,8 @@ class _LineReader(threading.Thread):
 class EngineSession:
     """Drive one persistent engine process for a whole run."""
 
-    rss_method = RSS_METHOD.replace(", wait4 ru_maxrss", "") + " over the session"
+    rss_method = ("max(tree RSS summed over /proc samples, per-process VmHWM at those "
+                  "samples) over the session")
 
     def __init__(
         self,

@@ -142,6 +142,18 @@ def read_lines(root: Path, rel: str) -> list[str] | None:
         resolved.relative_to(root.resolve())
         if not resolved.is_file():
             return None
-        return resolved.read_text(encoding="utf-8", errors="replace").splitlines()
+        return split_lines(resolved.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as tree-sitter and editors number them: only \\n (and \\r\\n) end a line.
+
+    str.splitlines() would also split on form feeds, \\x1c-\\x1e, \\x85 and
+    \\u2028, shifting every later line number away from the gold spans.
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -40,17 +40,32 @@ def clear(state: Path) -> None:
         shutil.rmtree(state)
 
 
-def index_finished(state: Path, spec_sha256: str, corpus_pin: str) -> bool:
+def _marker(state: Path) -> dict[str, object]:
     try:
         data = json.loads((state / MARKER).read_text())
     except (OSError, ValueError):
-        return False
-    return data == {"spec_sha256": spec_sha256, "corpus_pin": corpus_pin}
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
-def mark_finished(state: Path, spec_sha256: str, corpus_pin: str) -> None:
+def index_finished(state: Path, spec_sha256: str, corpus_pin: str) -> bool:
+    data = _marker(state)
+    return data.get("spec_sha256") == spec_sha256 and data.get("corpus_pin") == corpus_pin
+
+
+def index_counts(state: Path) -> tuple[int | None, int | None]:
+    """The files/chunks an engine reported when it built this index."""
+    data = _marker(state)
+    files, chunks = data.get("files"), data.get("chunks")
+    return (files if isinstance(files, int) else None,
+            chunks if isinstance(chunks, int) else None)
+
+
+def mark_finished(state: Path, spec_sha256: str, corpus_pin: str,
+                  files: int | None = None, chunks: int | None = None) -> None:
     state.mkdir(parents=True, exist_ok=True)
-    (state / MARKER).write_text(json.dumps({"spec_sha256": spec_sha256, "corpus_pin": corpus_pin}))
+    (state / MARKER).write_text(json.dumps({"spec_sha256": spec_sha256, "corpus_pin": corpus_pin,
+                                            "files": files, "chunks": chunks}))
 
 
 def forget_finished(state: Path) -> None:

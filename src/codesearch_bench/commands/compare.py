@@ -210,6 +210,7 @@ def run(opts: Options, events: Events | None = None) -> Outcome:
                                         plan.corpus.name).resolve(),
                 lang=",".join(plan.corpus.spec.languages), queries=plan.queries,
                 gold=plan.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
+                tree_files=plan.manifest.files,
             )
             result = runner.run_cell(cell, events.tick)
             if result.failure is not None:

@@ -9,6 +9,7 @@ them, and fewer file slots than the cutoff while the raw results hit n.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,8 +108,8 @@ def parse_expect(value: str) -> Expected:
 
 
 def resolve_expect(root: Path, exp: Expected, *, h_as_cpp: bool = False) -> Expected:
-    """Give a PATH:SYMBOL expectation its tree-sitter span."""
-    if exp.symbol is None:
+    """Give a PATH:SYMBOL expectation its tree-sitter span (if it has none yet)."""
+    if exp.symbol is None or exp.start is not None:
         return exp
     from ..gold import GoldError, resolve
 
@@ -261,7 +262,8 @@ def _grade(report: ProbeReport) -> None:
             "results carry no line spans although the spec says spans: true -- "
             "the span fields (parse.start/end/lines) are wrong"
         )
-    if raw >= report.n and report.slots < report.k:
+    tree_files = sum(len(files) for _, _, files in os.walk(report.root))
+    if raw >= report.n and report.slots < min(report.k, tree_files or report.k):
         report.warnings.append(
             f"only {report.slots} file slots from {raw} raw results (n={report.n}) for "
             f"cutoff {report.k} -- the engine is losing recall to request depth; "

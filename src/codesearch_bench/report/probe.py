@@ -74,9 +74,14 @@ def render_probe(console: Console, report: ProbeReport) -> None:
 def _hits_table(console: Console, report: ProbeReport) -> None:
     table = Table(title=f"{len(report.hits)} parsed hits, {report.slots} file slots",
                   show_lines=False)
-    for col in ("raw", "slot", "path", "exists", "span", "score"):
-        table.add_column(col, overflow="fold")
-    table.add_column("text at span", overflow="ellipsis", no_wrap=True, max_width=60)
+    for col in ("raw", "slot"):
+        table.add_column(col, no_wrap=True, justify="right")
+    table.add_column("path", overflow="fold", min_width=24)
+    for col in ("exists", "span", "score"):
+        table.add_column(col, no_wrap=True)
+    wide = console.width >= 110  # the text column only where it fits beside the path
+    if wide:
+        table.add_column("text at span", overflow="ellipsis", no_wrap=True, max_width=44)
     for ph in report.hits[:60]:
         hit = ph.hit
         span = "-" if hit.start is None else f"{hit.start}-{hit.end}"
@@ -88,16 +93,16 @@ def _hits_table(console: Console, report: ProbeReport) -> None:
         elif ph.expected_file:
             mark = " [cyan]◀ expected file[/]"
         text = ph.span_text if ph.span_text is not None else (hit.text or "")
-        first = text.strip().splitlines()[0][:80] if text.strip() else ""
-        table.add_row(
+        first = text.strip().splitlines()[0][:44] if text.strip() else ""
+        cells = [
             str(hit.rank + 1),
             "-" if ph.slot is None else str(ph.slot),
             escape(hit.path) + mark,
             "yes" if ph.exists else "[red]NO[/]",
             span,
             "-" if hit.score is None else f"{hit.score:.4g}",
-            escape(first),
-        )
+        ]
+        table.add_row(*cells, *([escape(first)] if wide else []))
     console.print(table)
     if len(report.hits) > 60:
         console.print(f"… {len(report.hits) - 60} more hits")

@@ -1,0 +1,44 @@
+"""End to end against a real pinned corpus from the package index (marked `network`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codesearch_bench import corpora
+from codesearch_bench.cli import main
+from codesearch_bench.errors import CorpusError
+
+REPO = Path(__file__).resolve().parent.parent
+UNREACHABLE = ("download failed", "cannot read the index page")
+
+
+@pytest.mark.network
+def test_compare_grep_and_bm25_on_the_rich_corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "corpora"
+    table = corpora.load_corpora(REPO / "corpora.toml")
+    (rich,) = corpora.select(table, "rich")
+    try:  # ~200 KB sdist, verified against its sha256 pin
+        corpora.setup(rich, root)
+    except CorpusError as exc:
+        if any(marker in str(exc) for marker in UNREACHABLE):
+            pytest.skip(f"the package index cannot be reached: {exc}")
+        raise
+    code = main([
+        "compare",
+        "--engine", str(REPO / "engines" / "grep.json"),
+        "--engine", str(REPO / "engines" / "bm25.json"),
+        "--corpus", "rich", "--limit", "10",
+        "--corpora-file", str(REPO / "corpora.toml"),
+        "--corpora-root", str(root), "--work", str(tmp_path / "work"),
+        "--json", str(tmp_path / "out.json"),
+    ])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert any(line.split("│")[1].strip() == "grep" for line in rows), out
+    assert any(line.split("│")[1].strip() == "bm25" for line in rows), out
+    assert "!!" not in out
