@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from codesearch_bench import corpora, driver, process, queries, runner, workdir  # noqa: E402
 from codesearch_bench.commands import compare  # noqa: E402
+from codesearch_bench.goldset import GoldSpan  # noqa: E402
 from codesearch_bench.spec import load_spec  # noqa: E402
 
 NULL_ENGINE = """
@@ -103,8 +104,10 @@ def _null_cell(tmp: Path, n_queries: int) -> runner.Cell:
     qs = [queries.Query(id=f"q{i}", query=f"query number {i}",
                         gold=[queries.GoldRef(path=f"f{i % 25}.py", symbol=None)])
           for i in range(n_queries)]
+    gold = {q.id: [GoldSpan(q.gold[0].path, 1, 3, None, None)] for q in qs}
     return runner.Cell(loaded=load_spec(spec), corpus="null", corpus_pin="x", tree=tree,
-                       state=tmp / "state", lang="", queries=qs, gold={}, cutoffs=(5, 10, 20))
+                       state=tmp / "state", lang="", queries=qs, gold=gold, cutoffs=(5, 10, 20),
+                       tree_files=20)
 
 
 def _bare_client(tmp: Path, n_queries: int) -> float:
@@ -155,13 +158,15 @@ def persistent(rounds: int, n_queries: int, profile: bool) -> dict[str, object]:
 # -- 3. the harness's own RSS ------------------------------------------------------
 def harness_rss(corpora_root: Path) -> float:
     """Peak RSS (MiB) of a fresh bench process running a grep comparison on rich."""
-    code = ("import resource, sys; from pathlib import Path; "
+    code = ("import sys; from pathlib import Path; "
             "from codesearch_bench.commands import compare; "
             f"compare.run(compare.Options(engines=[Path({str(REPO / 'engines/grep.json')!r})], "
             f"corpora_file=Path({str(REPO / 'corpora.toml')!r}), "
             f"corpora_root=Path({str(corpora_root)!r}), "
             f"work=Path({tempfile.mkdtemp(prefix='overhead-rss-')!r}), corpus='rich')); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            # VmHWM, not ru_maxrss: Linux carries a parent's peak into a child's
+            # ru_maxrss, and this benchmark's own process is the parent here.
+            "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     return int(out.stdout.strip().splitlines()[-1]) / 1024

@@ -25,6 +25,7 @@ def load_script() -> ModuleType:
     spec = importlib.util.spec_from_loader("dense_engine", loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["dense_engine"] = module  # dataclasses look their module up there
     loader.exec_module(module)
     return module
 

@@ -288,7 +288,7 @@ def test_failures_are_failed_queries_and_the_run_goes_on(
     results, restarts = run_queries(spec, small_tree, tmp_path / "state",
                                     ["first", "please crash now", "third", "crash again", "last"])
     assert [r.error is None for r in results] == [True, False, True, False, True]
-    assert "MCP server died: McpError: Connection closed" in (results[1].error or "")
+    assert "MCP server died" in (results[1].error or "")  # McpError (SDK 1) or MCPError (2)
     assert all(len(r.hits) == 2 for r in results if r.error is None)
     assert restarts == 0  # the bridge itself never died
     pids = [int(p) for p in starts.read_text().split()]

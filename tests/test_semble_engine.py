@@ -22,6 +22,7 @@ def load_script() -> ModuleType:
     spec = importlib.util.spec_from_loader("semble_engine", loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["semble_engine"] = module  # dataclasses look their module up there
     loader.exec_module(module)
     return module
 

@@ -197,6 +197,9 @@ def _outcome(cell: Cell, q: Query, found: driver.SearchResult, per_file: int) ->
     out.outside = norm.outside
     slots = scoring.collapse(norm.hits, per_file)
     gold = [scoring.GoldItem(g.path, g.start, g.end) for g in gold_spans]
+    if not gold:
+        out.error = "no resolved gold for this query"
+        return out
     graded = scoring.grade(slots, gold, spans=spec.spans)
     k_max = max(cell.cutoffs)
     out.n_slots = len(slots)

@@ -12,7 +12,7 @@ join it up to `per_file` chunks.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .parse import Hit
@@ -69,7 +69,8 @@ def normalize(hits: list[Hit], root: Path, *, strip_prefix: str = "", line_base:
             continue
         start = hit.start + shift if hit.start is not None else None
         end = hit.end + shift if hit.end is not None else None
-        kept.append(replace(hit, path=path, start=start, end=end))
+        # Direct construction: dataclasses.replace costs several times more per hit.
+        kept.append(Hit(path, start, end, hit.text, hit.score, hit.rank))
     return Normalized(kept, len(outside), tuple(outside[:5]))
 
 

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import queue
+import select
 import subprocess
 import threading
 import time
@@ -37,37 +38,95 @@ class Reply:
     restarted: bool = False
 
 
-class _LineReader(threading.Thread):
-    """Split stdout into lines; lines past the cap become an _OVERSIZE marker."""
+class _LineReader:
+    """Split the engine's stdout into lines, read in the caller's thread.
+
+    Reading where the answer is awaited (select with the request's deadline)
+    avoids a thread hand-off per response, which would dominate the cost of a
+    fast engine. Lines past the cap become an _OVERSIZE marker.
+    """
 
     def __init__(self, fd: int, max_line: int) -> None:
-        super().__init__(daemon=True)
         self.fd, self.max_line = fd, max_line
-        self.lines: queue.Queue[object] = queue.Queue()
+        self.buf = bytearray()
+        self.skipping = False
+        self.eof = False
 
-    def run(self) -> None:
-        buf = bytearray()
-        skipping = False
+    def _line(self) -> object | None:
+        nl = self.buf.find(b"\n")
+        if nl < 0:
+            if len(self.buf) > self.max_line:
+                self.buf.clear()
+                self.skipping = True
+            return None
+        line = bytes(self.buf[:nl])
+        del self.buf[: nl + 1]
+        oversize = self.skipping or len(line) > self.max_line
+        self.skipping = False
+        return _OVERSIZE if oversize else line
+
+    def _fill(self, timeout: float) -> bool:
+        """Read what is there within timeout; False when nothing came."""
+        if self.eof:
+            return False
         try:
-            while chunk := os.read(self.fd, 1 << 16):
-                buf += chunk
-                while (nl := buf.find(b"\n")) >= 0:
-                    line = bytes(buf[:nl])
-                    del buf[: nl + 1]
-                    oversize = skipping or len(line) > self.max_line
-                    self.lines.put(_OVERSIZE if oversize else line)
-                    skipping = False
-                if len(buf) > self.max_line:
-                    buf.clear()
-                    skipping = True
-        except OSError:
+            ready, _, _ = select.select([self.fd], [], [], max(timeout, 0.0))
+            if not ready:
+                return False
+            chunk = os.read(self.fd, 1 << 16)
+        except (OSError, ValueError):
+            chunk = b""
+        if not chunk:
+            self.eof = True
+            return False
+        self.buf += chunk
+        return True
+
+    def get(self, timeout: float) -> object:
+        """The next line, _OVERSIZE, ("partial", bytes) or _EOF; raises queue.Empty."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._line()
+            if line is not None:
+                return line
+            if self.eof:
+                if self.buf and not self.skipping:
+                    rest = bytes(self.buf)
+                    self.buf.clear()
+                    return ("partial", rest)
+                return _EOF
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise queue.Empty
+            self._fill(remaining)
+
+    def stale(self) -> int:
+        """Discard complete lines that arrived unasked; returns how many."""
+        count = 0
+        while self._fill(0):
             pass
-        finally:
-            if buf and not skipping:
-                self.lines.put(("partial", bytes(buf)))
-            self.lines.put(_EOF)
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
+        while self._line() is not None:
+            count += 1
+        return count
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+
+def _write_all(fd: int, data: bytes, timeout: float) -> None:
+    """Write everything, waiting at most `timeout` for an engine that stops reading."""
+    deadline = time.monotonic() + timeout
+    view = memoryview(data)
+    while view:
+        _, ready, _ = select.select([], [fd], [], max(deadline - time.monotonic(), 0.0))
+        if not ready:
+            raise TimeoutError
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:
+            continue
+        view = view[written:]
 
 
 class EngineSession:
@@ -117,8 +176,9 @@ class EngineSession:
         self._stderr = _Capture(os.dup(proc.stderr.fileno()), DEFAULT_MAX_STDERR, "tail")
         proc.stdout.close()
         proc.stderr.close()
-        self._reader.start()
         self._stderr.start()
+        assert proc.stdin is not None
+        os.set_blocking(proc.stdin.fileno(), False)  # writes wait with a deadline instead
         self._proc = proc
         self._tree = reaper.Tree(root_pid=proc.pid, pgid=proc.pid)
         self._sampler_stop.clear()
@@ -166,7 +226,7 @@ class EngineSession:
         reaper.disown(proc.pid)
         tree.reap()
         if self._reader is not None:
-            self._reader.join(timeout=5)
+            self._reader.close()
         if self._stderr is not None:
             self._stderr.join(timeout=5)
         self._proc = None
@@ -214,24 +274,19 @@ class EngineSession:
     def _exchange(self, payload: Mapping[str, object], timeout: float) -> Reply:
         proc, reader = self._proc, self._reader
         assert proc is not None and proc.stdin is not None and reader is not None
-        while True:  # lines nobody asked for are not the answer to this request
-            try:
-                stale = reader.lines.get_nowait()
-            except queue.Empty:
-                break
-            if stale is _EOF:
-                reader.lines.put(_EOF)
-                break
-            self.unsolicited_lines += 1
+        # Lines nobody asked for are not the answer to this request.
+        self.unsolicited_lines += reader.stale()
         data = (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8")
         start = time.perf_counter()
         try:
-            proc.stdin.write(data)
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
+            _write_all(proc.stdin.fileno(), data, timeout)
+        except TimeoutError:
+            return Reply(None, time.perf_counter() - start,
+                         error=f"the engine did not read its request within {timeout:g}s; killed")
+        except (BrokenPipeError, OSError, ValueError):
             return Reply(None, time.perf_counter() - start, error=self._died("before the request"))
         try:
-            item = reader.lines.get(timeout=timeout)
+            item = reader.get(timeout)
         except queue.Empty:
             return Reply(None, time.perf_counter() - start,
                          error=f"no response within {timeout:g}s; killed")

@@ -26,12 +26,8 @@ import threading
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from codesearch_bench.errors import BenchError, UsageError
-
-if TYPE_CHECKING:
-    import tiktoken
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 DEFAULT_ENCODING = "o200k_base"
@@ -92,16 +88,45 @@ _SPECS: dict[str, _Spec] = {
     ),
 }
 
-_loaded: dict[str, tiktoken.Encoding] = {}
+_loaded: dict[str, _Counter] = {}
+_CACHE_SIZE = 8192
+
+
+class _Counter:
+    """tiktoken's Rust BPE core alone, with a cache of recent counts.
+
+    Holding only the core (not tiktoken.Encoding, which also keeps the
+    200,000-entry rank dict in Python) saves ~20 MB; the cache serves the
+    chunks an engine shows again in its later per_file passes.
+    """
+
+    def __init__(self, core: object) -> None:
+        self.core = core
+        self.cache: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        hit = self.cache.get(text)
+        if hit is not None:
+            return hit
+        try:
+            n = len(self.core.encode_ordinary(text))  # type: ignore[attr-defined]
+        except UnicodeEncodeError:
+            # Lone surrogates: tiktoken.Encoding replaces them the same way.
+            fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            n = len(self.core.encode_ordinary(fixed))  # type: ignore[attr-defined]
+        if len(self.cache) >= _CACHE_SIZE:
+            self.cache.clear()
+        self.cache[text] = n
+        return n
 _lock = threading.Lock()
 
 
 def count(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """The number of tokens `text` is in `encoding`; special tokens are plain text."""
-    enc = _encoding(encoding)
+    counter = _encoding(encoding)
     if not text:
         return 0
-    return len(enc.encode_ordinary(text))
+    return counter.count(text)
 
 
 def tokenizer_info(encoding: str = DEFAULT_ENCODING) -> dict[str, str]:
@@ -141,7 +166,7 @@ def _missing(package: str) -> TokenizerUnavailable:
     )
 
 
-def _encoding(name: str) -> tiktoken.Encoding:
+def _encoding(name: str) -> _Counter:
     enc = _loaded.get(name)
     if enc is not None:
         return enc
@@ -154,18 +179,14 @@ def _encoding(name: str) -> tiktoken.Encoding:
     return enc
 
 
-def _load(name: str, spec: _Spec) -> tiktoken.Encoding:
+def _load(name: str, spec: _Spec) -> _Counter:
     try:
-        import tiktoken
+        from tiktoken import _tiktoken  # the Rust core that tiktoken.Encoding wraps
     except ImportError:
         raise _missing(TOKENIZER_PACKAGE) from None
     ranks = _parse_ranks(_read_ranks(name, spec))
-    return tiktoken.Encoding(
-        name=name,
-        pat_str=spec.pat_str,
-        mergeable_ranks=ranks,
-        special_tokens=dict(spec.special_tokens),
-    )
+
+    return _Counter(_tiktoken.CoreBPE(ranks, dict(spec.special_tokens), spec.pat_str))
 
 
 def _ranks_path(name: str) -> Path:
