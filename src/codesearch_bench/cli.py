@@ -106,6 +106,23 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     _corpus_flags(p)
 
 
+def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser(
+        "report", help="render saved result files (table, Markdown, JSON, plots); merge shards",
+        description="Render one or more result files written by `bench compare --json`, "
+        "never re-running an engine. Several files are shown side by side only when they "
+        "share the protocol version, cutoffs, corpus pins and query sets. With --merge, shards "
+        "of one comparison are combined into one result file.",
+    )
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    p.add_argument("--format", choices=["table", "md", "json", "png"], default="table")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output file (md/json) or directory (png; default ./report)")
+    p.add_argument("--merge", action="store_true",
+                   help="merge shards into one result file (needs -o/--output)")
+    p.add_argument("-o", "--output", type=Path, default=None, help="merged result file")
+
+
 def build_parser() -> _Parser:
     parser = _Parser(
         prog="bench",
@@ -117,6 +134,7 @@ def build_parser() -> _Parser:
     _add_validate(sub)
     _add_probe(sub)
     _add_compare(sub)
+    _add_report(sub)
     return parser
 
 
@@ -155,9 +173,9 @@ def run(argv: Sequence[str], console: Console, err: Console) -> int:
         return 2
     from .workdir import default_corpora_file, default_corpora_root, default_work
 
-    work = args.work or default_work()
-    corpora_file = args.corpora_file or default_corpora_file()
-    corpora_root = args.corpora_root or default_corpora_root(work)
+    work = getattr(args, "work", None) or default_work()
+    corpora_file = getattr(args, "corpora_file", None) or default_corpora_file()
+    corpora_root = getattr(args, "corpora_root", None) or default_corpora_root(work)
     if args.command == "setup":
         from . import report
         from .commands import setup
@@ -176,6 +194,8 @@ def run(argv: Sequence[str], console: Console, err: Console) -> int:
         return 0 if all(c.ok for c in checks) else 3
     if args.command == "compare":
         return _compare(args, work, corpora_file, corpora_root, console, err)
+    if args.command == "report":
+        return _report(args, console, err)
     if args.command == "probe":
         from .commands.probe import parse_expect, probe, probe_corpus, resolve_expect
         from .report import render_probe
@@ -245,6 +265,53 @@ def _compare(args: argparse.Namespace, work: Path, corpora_file: Path, corpora_r
     if opts.json_out:
         console.print(f"wrote {opts.json_out}")
     return compare.exit_code(outcome.failures)
+
+
+def _report(args: argparse.Namespace, console: Console, err: Console) -> int:
+    from .commands import report
+    from .report.compare import render_compare
+
+    if args.merge:
+        if args.output is None:
+            raise UsageError("--merge needs -o/--output FILE for the merged result")
+        combined = report.merge(list(args.files), args.output)
+        for line in combined.duplicates:
+            err.print(f"[yellow]duplicate:[/] {line}")
+        for cell in combined.missing:
+            err.print(f"[yellow]missing cell:[/] {cell} (no row and no recorded failure)")
+        console.print(f"merged {len(args.files)} files into {args.output}: "
+                      f"{len(combined.result.rows)} rows, {len(combined.result.failures)} "
+                      "failed combinations")
+        return 1 if combined.missing else 0
+    combined = report.load(list(args.files), strict=False)
+    for line in combined.duplicates:
+        err.print(f"[yellow]duplicate row ignored:[/] {line}")
+    result = combined.result
+    if args.format == "table":
+        render_compare(console, result)
+    elif args.format == "md":
+        from .report.markdown import render_markdown
+
+        text = render_markdown(result)
+        if args.out:
+            args.out.write_text(text)
+            console.print(f"wrote {args.out}")
+        else:
+            console.print(text, markup=False, highlight=False, soft_wrap=True)
+    elif args.format == "json":
+        text = report.as_json(result)
+        if args.out:
+            args.out.write_text(text)
+            console.print(f"wrote {args.out}")
+        else:
+            sys.stdout.write(text)
+    else:
+        from .report.plots import render_plots
+
+        paths = render_plots(result, args.out or Path("report"))
+        for path in paths:
+            console.print(f"wrote {path}")
+    return 0
 
 
 def _terminate_as_interrupt(signum: int, frame: object) -> None:
