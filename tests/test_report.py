@@ -123,3 +123,14 @@ def test_not_a_result_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bad.write_text('{"hello": 1}')
     assert main(["report", str(bad)]) == 2
     assert "not a codesearch-bench result file" in capsys.readouterr().err
+
+
+def test_png_report_writes_the_four_plots(setup: dict[str, Path]) -> None:
+    pytest.importorskip("matplotlib", reason="plots are the optional `plots` extra")
+    tmp = setup["tmp"]
+    assert compare(setup, tmp / "a.json") == 0
+    assert main(["report", str(tmp / "a.json"), "--format", "png", "--out",
+                 str(tmp / "png")]) == 0
+    names = sorted(p.name for p in (tmp / "png").glob("*.png"))
+    assert names == sorted(f"{c}-{k}.png" for c in ("mini", "other")
+                           for k in ("budget", "pareto", "scores", "timing"))
