@@ -312,20 +312,21 @@ def test_error_results_fail_the_query(tmp_path: Path, small_tree: Path, tool: st
 
 
 @needs_mcp
-def test_json_error_line_is_not_a_failure_to_the_current_parser(
+def test_json_error_line_is_a_failed_query_through_parse_error(
         tmp_path: Path, small_tree: Path) -> None:
-    """The bridge's default error line {"error": ...} parses as zero hits, not a failure.
-
-    bench's parse spec has no field naming an error key, so specs run the bridge
-    with --error-format plain. If parse learns an error field, this test changes.
-    """
+    """The bridge's default error line {"error": ...} fails the query via parse.error."""
     config = write_config(tmp_path, "error_text", {"mode": "blob", "path": "x"},
                           error_prefixes=["Error"])
     spec = write_spec(tmp_path, config, spans=False, error_format="json")
+    data = json.loads(spec.read_text())
+    data["parse"]["error"] = "error"
+    spec.write_text(json.dumps(data))
     (result,), _ = run_queries(spec, small_tree, tmp_path / "state", ["a"])
     assert json.loads(result.raw) == {"error": "Error fetching library context. Please try "
                                       "again later. TypeError: fetch failed"}
-    assert result.error is None and result.hits == []
+    assert result.error == ("engine error: Error fetching library context. Please try again "
+                            "later. TypeError: fetch failed")
+    assert result.hits == []
 
 
 @needs_mcp
@@ -373,6 +374,32 @@ def test_setup_runs_once_and_eof_stops_the_server(tmp_path: Path, no_leftovers: 
     s.close()
     assert setups.read_text() == "setup\n"
     assert not alive(pid)
+
+
+@needs_mcp
+def test_term_stops_bridge_and_server_at_once(tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    config = json.loads(write_config(tmp_path, "docs_blob",
+                                     {"mode": "blob", "path": "x"}).read_text())
+    config["server"]["args"] += ["--starts", str(starts)]
+    path = tmp_path / "term.json"
+    path.write_text(json.dumps(config))
+    proc = subprocess.Popen([sys.executable, str(BRIDGE), "--config", str(path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b'{"query": "a"}\n')
+    proc.stdin.flush()
+    assert b"hits" in proc.stdout.readline()
+    (pid,) = (int(p) for p in starts.read_text().split())
+    proc.terminate()  # stdin stays open: the bridge must not wait for it
+    assert proc.wait(timeout=15) == 128 + 15
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+    proc.stdin.close()
+    proc.stdout.close()
 
 
 @needs_mcp

@@ -239,3 +239,14 @@ def test_parse_never_raises(spec: ParseSpec) -> None:
         result = parse(spec, out)
         assert all(isinstance(h, Hit) for h in result.hits)
         assert len(result.errors) <= MAX_ERRORS
+
+
+def test_engine_error_field_fails_the_query_with_its_message() -> None:
+    spec = ParseSpec(format="json", results="hits", error="error")
+    result = parse(spec, b'{"error": "backend unavailable", "hits": []}')
+    assert result.engine_error == "backend unavailable" and result.hits == []
+    ok = parse(spec, b'{"error": null, "hits": [{"path": "a.py"}]}')
+    assert ok.engine_error is None and [h.path for h in ok.hits] == ["a.py"]
+    lines = ParseSpec(format="jsonl", error="err.msg")
+    mixed = parse(lines, b'{"path": "a.py"}\n{"err": {"msg": "quota"}}\n')
+    assert mixed.engine_error == "quota" and [h.path for h in mixed.hits] == ["a.py"]

@@ -210,7 +210,9 @@ class Searcher:
                 return result
         result.parsed = parse(spec.parse, result.raw)
         result.hits = result.parsed.hits
-        if result.parsed.fatal or (result.parsed.bad_records and not result.hits):
+        if result.parsed.engine_error is not None:
+            result.error = f"engine error: {result.parsed.engine_error[:500]}"
+        elif result.parsed.fatal or (result.parsed.bad_records and not result.hits):
             result.error = "unparseable output: " + "; ".join(result.parsed.errors)
         return result
 

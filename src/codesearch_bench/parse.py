@@ -44,6 +44,7 @@ class ParseResult:
     bad_records: int = 0
     replaced_bytes: int = 0
     fatal: bool = False  # the document as a whole could not be read
+    engine_error: str | None = None  # what the engine reported in its `error` field
 
     def note(self, message: str) -> None:
         self.bad_records += 1
@@ -107,6 +108,8 @@ def _parse_json(spec: ParseSpec, text: str, result: ParseResult) -> None:
         result.fatal = True
         result.note(f"output is not JSON: {_brief(exc)} (starts {text[:60]!r})")
         return
+    if _engine_error(spec, doc, result):
+        return
     for record in _records(spec, doc, result, where="output"):
         _add(spec, record, result)
 
@@ -120,11 +123,25 @@ def _parse_jsonl(spec: ParseSpec, text: str, result: ParseResult) -> None:
         except (json.JSONDecodeError, RecursionError) as exc:
             result.note(f"line {lineno}: not JSON: {_brief(exc)}")
             continue
+        if _engine_error(spec, doc, result):
+            continue
         if spec.results is None:
             _add(spec, doc, result)
         else:
             for record in _records(spec, doc, result, where=f"line {lineno}"):
                 _add(spec, record, result)
+
+
+def _engine_error(spec: ParseSpec, doc: Any, result: ParseResult) -> bool:
+    """True when the document carries the engine's own error report."""
+    if spec.error is None or not isinstance(doc, dict):
+        return False
+    value = lookup(doc, spec.error)
+    if value in (None, "", False, [], {}):
+        return False
+    message = value if isinstance(value, str) else json.dumps(value)
+    result.engine_error = message if result.engine_error is None else result.engine_error
+    return True
 
 
 def _records(spec: ParseSpec, doc: Any, result: ParseResult, where: str) -> list[Any]:

@@ -91,6 +91,11 @@ class ParseSpec(_Model):
         default=None,
         description="regex format: applied per line, named groups path, start, end, text, score",
     )
+    error: str | None = Field(
+        default=None,
+        description="field that, when present and non-empty, makes the query a failure with "
+        "that message (json/jsonl), e.g. an MCP bridge's {\"error\": \"...\"}",
+    )
 
     @model_validator(mode="after")
     def _format_rules(self) -> ParseSpec:
@@ -109,7 +114,7 @@ class ParseSpec(_Model):
                     f"`pattern` has unknown named groups {sorted(extra)}; "
                     f"use only {', '.join(REGEX_GROUPS)}"
                 )
-            mapped = [f for f in ("results", "start", "end", "lines", "text", "score")
+            mapped = [f for f in ("results", "start", "end", "lines", "text", "score", "error")
                       if getattr(self, f) is not None]
             if mapped or self.path != "path":
                 names = mapped + (["path"] if self.path != "path" else [])
