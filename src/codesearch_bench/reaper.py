@@ -244,7 +244,12 @@ class Tree:
                     procs[pid] = psutil.Process(pid)
         else:
             procs = {p.pid: p for p in self.processes()}
-        for member in self.group_members() + self.adopted():
+        try:
+            os.killpg(self.pgid, 0)  # one syscall says whether the group still has members
+            group = self.group_members()
+        except (ProcessLookupError, PermissionError):
+            group = []
+        for member in group + self.adopted():
             if member.pid not in procs:
                 procs[member.pid] = member
                 ident = identity(member.pid)

@@ -89,6 +89,8 @@ def _placeholder(name: str) -> object:
 
 def render(template: str, context: Mapping[str, object]) -> str:
     """Render one template string."""
+    if "{" not in template:
+        return template  # a literal argument: nothing to render
     try:
         return _compile(template).render(**context)
     except SecurityError as exc:

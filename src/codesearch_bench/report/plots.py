@@ -551,6 +551,15 @@ MARKERS = "osD^vP*X"
 STYLES = ("-", "--", "-.", ":")
 
 
+def _marker(i: int) -> str:
+    """Past the eighth engine colours repeat, so shift the marker to keep pairs unique."""
+    return MARKERS[(i + 3 * (i // len(OKABE_ITO))) % len(MARKERS)]
+
+
+def _style(i: int) -> str:
+    return STYLES[(i + i // len(OKABE_ITO)) % len(STYLES)]
+
+
 def _budget(ctx: _Ctx) -> Figure:
     from matplotlib.lines import Line2D
     from matplotlib.ticker import NullLocator
@@ -577,8 +586,8 @@ def _budget(ctx: _Ctx) -> Figure:
         notes.append("no chunk-graded queries (no spans, or file-level gold), not drawn: "
                      + ", ".join(no_chunks))
     notes += ctx.notes()
-    handles = [Line2D([], [], color=ctx.colours[r.engine], marker=MARKERS[i % len(MARKERS)],
-                      linestyle=STYLES[i % len(STYLES)], markersize=5.5, label=_label(r)
+    handles = [Line2D([], [], color=ctx.colours[r.engine], marker=_marker(i),
+                      linestyle=_style(i), markersize=5.5, label=_label(r)
                       + f" (n={sum(q.chunk_entered for q in r.queries)})"
                       + ("*" if r.token_column == "corpus" else ""))
                for i, (r, _) in enumerate(curves)]
@@ -591,8 +600,8 @@ def _budget(ctx: _Ctx) -> Figure:
         return fig
     for i, (r, curve) in enumerate(curves):
         nudge = 2 ** (0.05 * (i - (len(curves) - 1) / 2))
-        ax.plot([b * nudge for b in BUDGETS], curve, marker=MARKERS[i % len(MARKERS)],
-                linestyle=STYLES[i % len(STYLES)], markersize=5.5, linewidth=1.6,
+        ax.plot([b * nudge for b in BUDGETS], curve, marker=_marker(i),
+                linestyle=_style(i), markersize=5.5, linewidth=1.6,
                 color=ctx.colours[r.engine])
     ax.set_xscale("log", base=2)
     ax.set_xticks(BUDGETS, [_budget_label(b) for b in BUDGETS])
