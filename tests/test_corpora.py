@@ -263,3 +263,32 @@ def test_pypi_wrong_sha_stops_before_unpacking(tmp_path: Path, index: tuple[str,
     assert not (base / "checkout").exists()
     assert not (base / "tree").exists()
     assert not list((base / "download").glob("*")) if (base / "download").exists() else True
+
+
+def test_npm_corpus_with_a_relative_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake `npm pack` on PATH; the corpora root is relative, as the default ./.bench is."""
+    import base64
+    import sys
+
+    archive = make_tar(tmp_path / "pkg.tgz", {"index.js": b"module.exports = 1\n"},
+                       top="package")
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(archive.read_bytes()).digest()).decode()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    npm = bindir / "npm"
+    npm.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, shutil, sys\n"
+        "dest = sys.argv[sys.argv.index('--pack-destination') + 1]\n"
+        f"shutil.copy({str(archive)!r}, os.path.join(dest, 'demo-1.0.0.tgz'))\n"
+        "print(json.dumps([{'filename': 'demo-1.0.0.tgz'}]))\n"
+    )
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    path = write_toml(tmp_path, f'[corpus.n]\nsource = "npm"\npackage = "demo"\n'
+                                f'version = "1.0.0"\nintegrity = "{integrity}"\n')
+    (corpus,) = corpora.load_corpora(path).values()
+    result = corpora.setup(corpus, Path(".bench/corpora"))
+    assert (result.tree / "index.js").is_file()
+    assert "integrity verified" in result.how

@@ -248,6 +248,7 @@ def is_set_up(root: Path, corpus: Corpus) -> bool:
 
 def setup(corpus: Corpus, root: Path, *, progress: sources.Progress | None = None) -> SetupResult:
     """Fetch, verify, unpack and build the candidate tree (or reuse a verified one)."""
+    root = root.resolve()
     base = corpus_dir(root, corpus)
     if is_set_up(root, corpus):
         return SetupResult(corpus, base / "tree", Manifest.read(base / "manifest.json"),

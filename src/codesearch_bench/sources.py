@@ -167,6 +167,7 @@ def npm_pack(package: str, version: str, dest_dir: Path) -> Path:
     if shutil.which("npm") is None:
         raise CorpusError(f"npm {package}@{version}: npm is not on PATH",
                           hint="install Node.js and npm to set up npm corpora")
+    dest_dir = dest_dir.resolve()  # npm runs in the temp dir: relative paths would double
     dest_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest_dir) as tmp:
         proc = subprocess.run(
