@@ -98,7 +98,9 @@ def test_index_hangs(bench: Bench) -> None:
 
 
 def test_search_hangs_oneshot(bench: Bench) -> None:
-    _, result = bench.run(spec(bench.tmp, "bad", "hang"))
+    code, result = bench.run(spec(bench.tmp, "bad", "hang"))
+    assert code == 1  # an engine that answered nothing is a failed combination
+    assert "all 4 queries failed" in result.failures[0].message
     bench.good_row(result)
     row = bench.row(result, "bad")
     assert "errors=4" in row.flags

@@ -78,11 +78,13 @@ def combine(files: list[tuple[Path, ResultFile]], *, strict: bool) -> Combined:
     if duplicates and strict:
         raise UsageError("duplicated cells:\n  " + "\n  ".join(duplicates),
                          hint="each (engine, corpus) cell must come from one shard")
-    done = {(r.engine, r.corpus) for r in rows}
+    done = {(engine, corpus): path for (engine, corpus, _), path in owner.items()}
     failures: list[Failure] = []
-    for _, result in files:
+    for path, result in files:
         for f in result.failures:
-            if (f.engine, f.corpus) not in done and f not in failures:
+            # A failure stands unless another file measured that cell after all.
+            measured_by = done.get((f.engine, f.corpus))
+            if (measured_by is None or measured_by == path) and f not in failures:
                 failures.append(f)
     failed = {(f.engine, f.corpus) for f in failures}
     missing = [f"{e} × {c}" for c in corpora for e in engines

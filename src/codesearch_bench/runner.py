@@ -107,6 +107,14 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
                 p95_s=_quantile(head.latencies, 0.95), peak_rss_bytes=searcher.peak_rss_bytes,
                 restarts=searcher.session.restarts if searcher.session else 0, command=first,
             )
+            errors = [o.error for o in head.outcomes if o.error is not None]
+            if head.outcomes and len(errors) == len(head.outcomes):
+                # An engine that answered nothing failed, whatever its exit codes said.
+                result.failure = Failure(
+                    engine=loaded.name, corpus=cell.corpus, stage="search",
+                    message=f"all {len(errors)} queries failed; the first: {errors[0]}",
+                    stderr_tail=searcher.session.stderr_tail() or None
+                    if searcher.session else None)
     except BenchError as exc:
         stage = "start" if loaded.spec.mode == "persistent" else "search"
         result.failure = Failure(engine=loaded.name, corpus=cell.corpus, stage=stage,
