@@ -14,7 +14,7 @@ import pytest
 from helpers import FAKES, children, new_children
 
 from codesearch_bench import driver
-from codesearch_bench.driver import Context, Searcher, searcher
+from codesearch_bench.driver import Context, Searcher
 from codesearch_bench.errors import EngineUnavailable
 from codesearch_bench.spec import LoadedSpec, load_spec
 
@@ -120,7 +120,7 @@ def test_render_index(spec_dir: Path, ctx: Context) -> None:
 def test_oneshot_search(spec_dir: Path, ctx: Context) -> None:
     loaded = oneshot(spec_dir)
     ctx.state.mkdir(parents=True)
-    with searcher(loaded, ctx) as s:
+    with Searcher(loaded, ctx) as s:
         assert s.session is None and s.peak_rss_bytes is None
         result = s.search(NASTY, k=1, per_file=1)
     assert result.error is None
@@ -209,7 +209,7 @@ def test_engine_version(spec_dir: Path) -> None:
 
 def test_persistent_search(spec_dir: Path, ctx: Context) -> None:
     loaded = persistent(spec_dir)
-    with searcher(loaded, ctx) as s:
+    with Searcher(loaded, ctx) as s:
         assert s.session is not None and ctx.state.is_dir()
         assert s.start_command is not None
         assert s.start_command.argv == [sys.executable,
@@ -229,7 +229,7 @@ def test_persistent_search(spec_dir: Path, ctx: Context) -> None:
 
 
 def test_persistent_crash_is_a_failed_query_then_recovers(spec_dir: Path, ctx: Context) -> None:
-    with searcher(persistent(spec_dir), ctx) as s:
+    with Searcher(persistent(spec_dir), ctx) as s:
         crashed = s.search("CRASH", 5, 1)
         assert crashed.error is not None and "status 3" in crashed.error
         assert crashed.hits == [] and crashed.parsed is None
@@ -244,6 +244,6 @@ def test_persistent_garbage_response_is_unparseable(spec_dir: Path, ctx: Context
         "search": {"command": ["{{python}}", "{{spec_dir}}/persistent_echo.py"]},
         "parse": {"format": "json", "results": "request"},
     }, name="bad.json")
-    with searcher(loaded, ctx) as s:
+    with Searcher(loaded, ctx) as s:
         result = s.search("q", 5, 1)
     assert result.error is not None and result.error.startswith("unparseable output: ")

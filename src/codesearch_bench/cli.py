@@ -61,17 +61,10 @@ def _corpus_flags(p: argparse.ArgumentParser) -> None:
                    help="where corpora are set up (default $BENCH_CORPORA or <work>/corpora)")
 
 
-def _add_setup(sub: argparse._SubParsersAction[_Parser]) -> None:
-    p = sub.add_parser("setup", help="fetch pinned corpora, verify them, build candidate trees")
-    p.add_argument("--corpus", default=None,
-                   help="NAME[,NAME...] or all (default: the default corpora)")
-    p.add_argument("--work", type=Path, default=None, help="work dir (default ./.bench)")
-    _corpus_flags(p)
-
-
-def _add_validate(sub: argparse._SubParsersAction[_Parser]) -> None:
-    p = sub.add_parser("validate",
-                       help="check every gold path and symbol span resolves; lint the queries")
+def _add_corpus_command(sub: argparse._SubParsersAction[_Parser], name: str,
+                        help_text: str) -> None:
+    """setup and validate take the same flags: which corpora, and where they live."""
+    p = sub.add_parser(name, help=help_text)
     p.add_argument("--corpus", default=None,
                    help="NAME[,NAME...] or all (default: the default corpora)")
     p.add_argument("--work", type=Path, default=None, help="work dir (default ./.bench)")
@@ -130,8 +123,10 @@ def build_parser() -> _Parser:
     )
     parser.add_argument("--version", action="version", version=f"codesearch-bench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    _add_setup(sub)
-    _add_validate(sub)
+    _add_corpus_command(sub, "setup",
+                        "fetch pinned corpora, verify them, build candidate trees")
+    _add_corpus_command(sub, "validate",
+                        "check every gold path and symbol span resolves; lint the queries")
     _add_probe(sub)
     _add_compare(sub)
     _add_report(sub)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -215,9 +214,3 @@ class Searcher:
         elif result.parsed.fatal or (result.parsed.bad_records and not result.hits):
             result.error = "unparseable output: " + "; ".join(result.parsed.errors)
         return result
-
-
-@contextlib.contextmanager
-def searcher(loaded: LoadedSpec, ctx: Context) -> Iterator[Searcher]:
-    with Searcher(loaded, ctx) as s:
-        yield s

@@ -162,17 +162,18 @@ def query_scores(
     *,
     file_gains: Sequence[int] | None = None,
     cutoffs: Sequence[int] = CUTOFFS,
+    depth: int | None = None,
 ) -> dict[str, float]:
     """Every metric of one query as a flat dict keyed by ``metric_names(cutoffs)``.
 
     ``recall@k``, ``hit@k`` and ``map@k`` for each cutoff; ``mrr`` (reciprocal
     rank down to the largest cutoff), ``ndcg@10``, ``p@1`` and ``zero_miss``
-    (over the largest cutoff). ``file_gains`` feeds zero-miss; it defaults to
-    ``gains``, which is right at file granularity only.
+    (over ``depth``, by default the largest cutoff). ``file_gains`` feeds
+    zero-miss; it defaults to ``gains``, which is right at file granularity only.
     """
     if not cutoffs:
         raise ValueError("need at least one cutoff")
-    depth = max(cutoffs)
+    depth = max(cutoffs) if depth is None else depth
     scores: dict[str, float] = {}
     for k in cutoffs:
         scores[f"recall@{k}"] = recall_at(gains, n_gold, k)

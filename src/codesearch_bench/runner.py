@@ -219,10 +219,9 @@ def _outcome(cell: Cell, q: Query, found: driver.SearchResult, per_file: int) ->
         [] if graded.chunk_gains is not None else None)
     out.first_file_slot = graded.first_file_slot
     out.first_chunk_slot = graded.first_chunk[0] if graded.first_chunk else None
-    # A tree with fewer files than k can never fill k slots: that is not depth.
-    wanted = min(k_max, cell.tree_files) if cell.tree_files else k_max
-    out.depth_limited = len(found.hits) >= k_max * spec.candidates and len(slots) < wanted
-    out.no_spans = spec.spans and bool(found.hits) and all(h.start is None for h in found.hits)
+    out.depth_limited = scoring.depth_limited(len(found.hits), k_max * spec.candidates,
+                                              len(slots), k_max, cell.tree_files)
+    out.no_spans = scoring.lacks_spans(found.hits, spec.spans)
     out.scores = _scores(graded, cell.cutoffs)
     if spec.has_token_column:
         out.tokens, out.tokens_to_first_gold = _tokens(cell, slots, graded)
@@ -230,19 +229,17 @@ def _outcome(cell: Cell, q: Query, found: driver.SearchResult, per_file: int) ->
 
 
 def _scores(graded: scoring.Grade, cutoffs: tuple[int, ...]) -> dict[str, float]:
-    scores: dict[str, float] = {}
-    sets = [("file", graded.file_gains, graded.n_gold)]
+    """file.* and chunk.* metrics; MRR and zero-miss look 20 slots deep whatever the cutoffs."""
+    file = metrics.query_scores(graded.file_gains, graded.n_gold, cutoffs=cutoffs,
+                                depth=metrics.MRR_DEPTH)
+    zero_miss = file.pop("zero_miss")
+    scores = {f"file.{name}": value for name, value in file.items()}
     if graded.chunk_gains is not None:
-        sets.append(("chunk", graded.chunk_gains, graded.n_gold_chunks))
-    for prefix, gains, n in sets:
-        for k in cutoffs:
-            scores[f"{prefix}.recall@{k}"] = metrics.recall_at(gains, n, k)
-            scores[f"{prefix}.hit@{k}"] = metrics.hit_at(gains, k)
-            scores[f"{prefix}.map@{k}"] = metrics.average_precision_at(gains, n, k)
-        scores[f"{prefix}.mrr"] = metrics.reciprocal_rank(gains, 20)
-        scores[f"{prefix}.ndcg@10"] = metrics.ndcg_at(gains, n, 10)
-        scores[f"{prefix}.p@1"] = metrics.precision_at_1(gains)
-    scores["zero_miss"] = metrics.zero_miss(graded.file_gains, 20)
+        chunk = metrics.query_scores(graded.chunk_gains, graded.n_gold_chunks,
+                                     cutoffs=cutoffs, depth=metrics.MRR_DEPTH)
+        del chunk["zero_miss"]  # zero-miss is about files, entered once
+        scores.update({f"chunk.{name}": value for name, value in chunk.items()})
+    scores["zero_miss"] = zero_miss
     return scores
 
 

@@ -87,6 +87,20 @@ def collapse(hits: list[Hit], per_file: int) -> list[Slot]:
     return [Slot(path, i + 1, tuple(chunks[path])) for i, path in enumerate(order)]
 
 
+def lacks_spans(hits: list[Hit], spans: bool) -> bool:
+    """The first `!!`: the spec promises line spans, yet no result carries one."""
+    return spans and bool(hits) and all(h.start is None for h in hits)
+
+
+def depth_limited(raw_hits: int, n: int, slots: int, k: int, tree_files: int = 0) -> bool:
+    """The second `!!`: raw results reached n but filled fewer than k file slots.
+
+    A tree with fewer files than k can never fill k slots: that is not depth.
+    """
+    wanted = min(k, tree_files) if tree_files else k
+    return raw_hits >= n and slots < wanted
+
+
 @dataclass(frozen=True)
 class GoldItem:
     """One resolved gold item: a file, and a line span unless it is file-level."""

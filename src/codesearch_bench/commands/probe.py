@@ -257,13 +257,13 @@ def _grade(report: ProbeReport) -> None:
             report.expected_chunk_rank = ph.slot
 
     raw = len(search.hits)
-    if spec.spans and raw and all(h.start is None for h in search.hits):
+    if scoring.lacks_spans(search.hits, spec.spans):
         report.warnings.append(
             "results carry no line spans although the spec says spans: true -- "
             "the span fields (parse.start/end/lines) are wrong"
         )
     tree_files = sum(len(files) for _, _, files in os.walk(report.root))
-    if raw >= report.n and report.slots < min(report.k, tree_files or report.k):
+    if scoring.depth_limited(raw, report.n, report.slots, report.k, tree_files):
         report.warnings.append(
             f"only {report.slots} file slots from {raw} raw results (n={report.n}) for "
             f"cutoff {report.k} -- the engine is losing recall to request depth; "

@@ -33,22 +33,23 @@ def fmt(est: Estimate | None, digits: int = 2, ci: bool = False) -> str:
     return text
 
 
-def _secs(value: float | None) -> str:
+def secs(value: float | None, sep: str = "") -> str:
+    """Milliseconds under a second, else seconds: `61ms` (terminal) or `61 ms` (sep=" ")."""
     if value is None:
         return ""
-    return f"{value * 1000:.0f}ms" if value < 1 else f"{value:.1f}s"
+    return f"{value * 1000:.0f}{sep}ms" if value < 1 else f"{value:.1f}{sep}s"
 
 
-def _mib(value: int | None) -> str:
-    return "" if value is None else f"{value / 2**20:.0f}M"
+def mib(value: int | None, unit: str = "M") -> str:
+    return "" if value is None else f"{value / 2**20:.0f}{unit}"
 
 
-def index_cells(row: Row) -> tuple[str, str]:
+def index_cells(row: Row, sep: str = "", unit: str = "M") -> tuple[str, str]:
     if row.index.cached:
         return "cached", "cached"
     if row.index.command is None:
         return "none", ""
-    return _secs(row.index.wall_s) or "-", _mib(row.index.peak_rss_bytes) or "-"
+    return (secs(row.index.wall_s, sep) or "-"), (mib(row.index.peak_rss_bytes, unit) or "-")
 
 
 def corpus_table(result: ResultFile, corpus: str) -> Table:
@@ -70,7 +71,7 @@ def corpus_table(result: ResultFile, corpus: str) -> Table:
         fc = "/".join(str(v) if v is not None else "-" for v in (r.index.files, r.index.chunks))
         tok = fmt(m.get("tokens@10"), 0) + ("*" if r.token_column == "corpus" else "")
         cells = [escape(r.engine), str(r.per_file), fc if fc != "-/-" else "", idx_time, idx_rss,
-                 _secs(r.search.p50_s), _secs(r.search.p95_s), _mib(r.search.peak_rss_bytes),
+                 secs(r.search.p50_s), secs(r.search.p95_s), mib(r.search.peak_rss_bytes),
                  tok]
         cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
         cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]

@@ -4,17 +4,7 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 from __future__ import annotations
 
 from ..results import ResultFile, Row
-from .compare import FLAG_HELP, fmt, index_cells
-
-
-def _secs(value: float | None) -> str:
-    if value is None:
-        return ""
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
-
-
-def _mib(value: int | None) -> str:
-    return "" if value is None else f"{value / 2**20:.0f} MiB"
+from .compare import FLAG_HELP, fmt, index_cells, mib, secs
 
 
 def _cell(text: str) -> str:
@@ -23,11 +13,11 @@ def _cell(text: str) -> str:
 
 def _row(result: ResultFile, r: Row) -> list[str]:
     m = r.metrics
-    idx_time, idx_rss = index_cells(r)
+    idx_time, idx_rss = index_cells(r, " ", " MiB")
     tok = fmt(m.get("tokens@10"), 0) + ("\\*" if r.token_column == "corpus" else "")
     cells = [f"**{r.engine}**" if r.headline else r.engine, str(r.per_file), r.search.mode,
-             idx_time, idx_rss.replace("M", " MiB") if idx_rss not in ("", "cached") else idx_rss,
-             _secs(r.search.p50_s), _secs(r.search.p95_s), _mib(r.search.peak_rss_bytes), tok]
+             idx_time, idx_rss, secs(r.search.p50_s, " "), secs(r.search.p95_s, " "),
+             mib(r.search.peak_rss_bytes, " MiB"), tok]
     cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
     cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
     cells += [fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
