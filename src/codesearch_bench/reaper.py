@@ -115,12 +115,20 @@ def hwm(pid: int) -> int | None:
     return None
 
 
-def _rss(pid: int) -> int:
-    statm = _read(f"/proc/{pid}/statm")
-    if not statm:
-        return 0
-    parts = statm.split()
-    return int(parts[1]) * _PAGE if len(parts) > 1 else 0
+def _memory(pid: int) -> tuple[int, int | None]:
+    """(current RSS, own peak RSS or None) in bytes; a zombie or a gone pid is (0, None)."""
+    if _PROC:
+        statm = _read(f"/proc/{pid}/statm")
+        parts = statm.split() if statm else []
+        rss = int(parts[1]) * _PAGE if len(parts) > 1 else 0
+        return rss, hwm(pid)
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return 0, None
+        return proc.memory_info().rss, None
+    except psutil.Error:
+        return 0, None
 
 
 @dataclass
@@ -189,21 +197,23 @@ class Tree:
             stack.extend(kids)
         return found
 
-    def sample(self) -> int:
-        """Sum the RSS of the live tree now; remember the peak."""
+    def pids(self) -> list[int]:
+        """The live tree: cheap /proc child lists on Linux, a psutil walk elsewhere."""
         if _FAST:
-            pids = self._fast_pids()
-            total = sum(_rss(pid) for pid in pids)
-            # A single process's own high-water mark also bounds the tree's peak
-            # from below, and keeps a peak that fell between two samples.
-            marks = [m for m in (hwm(pid) for pid in pids) if m is not None]
-            self.peak_rss = max(self.peak_rss, total, *marks)
-            return total
+            return self._fast_pids()
+        return [p.pid for p in self.processes()]
+
+    def sample(self) -> int:
+        """Sum the RSS of the live tree now; remember the peak.
+
+        A single process's own high-water mark also bounds the tree's peak from
+        below, and keeps a peak that fell between two samples.
+        """
         total = 0
-        for proc in self.processes():
-            with contextlib.suppress(psutil.Error):
-                if proc.status() != psutil.STATUS_ZOMBIE:
-                    total += proc.memory_info().rss
+        for pid in self.pids():
+            rss, mark = _memory(pid)
+            total += rss
+            self.peak_rss = max(self.peak_rss, mark or 0)
         self.peak_rss = max(self.peak_rss, total)
         return total
 
@@ -237,13 +247,10 @@ class Tree:
 
     def leftovers(self, *, include_root: bool = False) -> list[psutil.Process]:
         out = []
-        if _FAST:
-            procs = {}
-            for pid in self._fast_pids():
-                with contextlib.suppress(psutil.Error):
-                    procs[pid] = psutil.Process(pid)
-        else:
-            procs = {p.pid: p for p in self.processes()}
+        procs: dict[int, psutil.Process] = {}
+        for pid in self.pids():
+            with contextlib.suppress(psutil.Error):
+                procs[pid] = psutil.Process(pid)
         try:
             os.killpg(self.pgid, 0)  # one syscall says whether the group still has members
             group = self.group_members()
