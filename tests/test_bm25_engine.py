@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 
 from codesearch_bench.cli import main
-from codesearch_bench.results import ResultFile
+from codesearch_bench.results.schema import ResultFile
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "bm25-engine"

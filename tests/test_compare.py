@@ -11,7 +11,7 @@ import pytest
 from minicorpus import QUERIES, SOURCES
 
 from codesearch_bench.cli import main
-from codesearch_bench.results import ResultFile
+from codesearch_bench.results.schema import ResultFile
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -13,9 +13,10 @@ from typing import ClassVar
 import pytest
 from archives import git, make_git_repo, make_tar
 
-from codesearch_bench import corpora
+from codesearch_bench.corpus.config import load_corpora, select
+from codesearch_bench.corpus.setup import setup
+from codesearch_bench.corpus.tree import glob_to_regex
 from codesearch_bench.errors import CorpusError
-from codesearch_bench.tree import glob_to_regex
 
 
 def write_toml(tmp_path: Path, text: str) -> Path:
@@ -34,7 +35,7 @@ version = "1"
 sha265 = "00"
 """)
     with pytest.raises(CorpusError) as exc:
-        corpora.load_corpora(path)
+        load_corpora(path)
     msg = str(exc.value)
     assert str(path) in msg and "`rich`" in msg and "sha265" in msg
     assert "did you mean `sha256`" in msg
@@ -42,14 +43,14 @@ sha265 = "00"
 
 def test_bad_source_and_bad_pin(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="key `source`: must be one of"):
-        corpora.load_corpora(write_toml(tmp_path, '[corpus.x]\nsource = "svn"\n'))
+        load_corpora(write_toml(tmp_path, '[corpus.x]\nsource = "svn"\n'))
     with pytest.raises(CorpusError, match="40-hex"):
-        corpora.load_corpora(write_toml(
+        load_corpora(write_toml(
             tmp_path, '[corpus.x]\nsource = "git"\nurl = "u"\ncommit = "main"\n'))
     with pytest.raises(CorpusError, match="not valid TOML"):
-        corpora.load_corpora(write_toml(tmp_path, "[corpus.x\n"))
+        load_corpora(write_toml(tmp_path, "[corpus.x\n"))
     with pytest.raises(CorpusError, match="relative path"):
-        corpora.load_corpora(write_toml(
+        load_corpora(write_toml(
             tmp_path, '[corpus.x]\nsource = "path"\npath = "."\nsubtrees = ["../up"]\n'))
 
 
@@ -63,11 +64,11 @@ default = true
 source = "path"
 path = "b"
 """)
-    table = corpora.load_corpora(path)
-    assert [c.name for c in corpora.select(table, None)] == ["a"]
-    assert [c.name for c in corpora.select(table, "all")] == ["a", "b"]
+    table = load_corpora(path)
+    assert [c.name for c in select(table, None)] == ["a"]
+    assert [c.name for c in select(table, "all")] == ["a", "b"]
     with pytest.raises(CorpusError, match="did you mean 'b'"):
-        corpora.select(table, "bb")
+        select(table, "bb")
 
 
 @pytest.mark.parametrize("pattern, path, expected", [
@@ -96,9 +97,9 @@ path = "proj"
 subtrees = ["lib"]
 exclude = ["**/tests/**"]
 """)
-    (corpus,) = corpora.load_corpora(path).values()
+    (corpus,) = load_corpora(path).values()
     root = tmp_path / "corpora"
-    result = corpora.setup(corpus, root)
+    result = setup(corpus, root)
     files = sorted(p.relative_to(result.tree).as_posix() for p in result.tree.rglob("*")
                    if p.is_file())
     assert files == ["lib/a.py", "lib/b.c"]
@@ -107,7 +108,7 @@ exclude = ["**/tests/**"]
     # hard links, not copies
     assert (result.tree / "lib/a.py").stat().st_ino == (src / "lib/a.py").stat().st_ino
     start = time.perf_counter()
-    again = corpora.setup(corpus, root)
+    again = setup(corpus, root)
     assert again.cached and time.perf_counter() - start < 0.1
 
 
@@ -117,12 +118,12 @@ def test_changing_excludes_rebuilds_tree(tmp_path: Path) -> None:
     (src / "a.py").write_text("a\n")
     (src / "b.py").write_text("b\n")
     root = tmp_path / "corpora"
-    (c1,) = corpora.load_corpora(write_toml(
+    (c1,) = load_corpora(write_toml(
         tmp_path, '[corpus.p]\nsource = "path"\npath = "proj"\n')).values()
-    assert corpora.setup(c1, root).manifest.files == 2
-    (c2,) = corpora.load_corpora(write_toml(
+    assert setup(c1, root).manifest.files == 2
+    (c2,) = load_corpora(write_toml(
         tmp_path, '[corpus.p]\nsource = "path"\npath = "proj"\nexclude = ["b.py"]\n')).values()
-    result = corpora.setup(c2, root)
+    result = setup(c2, root)
     assert not result.cached and result.manifest.files == 1
 
 
@@ -131,8 +132,8 @@ def test_path_archive_with_sha256(tmp_path: Path) -> None:
     sha = hashlib.sha256(archive.read_bytes()).hexdigest()
     path = write_toml(tmp_path, f'[corpus.p]\nsource = "path"\npath = "p.tar.gz"\n'
                                 f'sha256 = "{sha}"\n')
-    (corpus,) = corpora.load_corpora(path).values()
-    result = corpora.setup(corpus, tmp_path / "corpora")
+    (corpus,) = load_corpora(path).values()
+    result = setup(corpus, tmp_path / "corpora")
     assert (result.tree / "m.py").is_file()
 
 
@@ -140,9 +141,9 @@ def test_path_archive_sha_mismatch_leaves_nothing(tmp_path: Path) -> None:
     make_tar(tmp_path / "p.tar.gz", {"m.py": b"x"})
     path = write_toml(tmp_path, f'[corpus.p]\nsource = "path"\npath = "p.tar.gz"\n'
                                 f'sha256 = "{"0" * 64}"\n')
-    (corpus,) = corpora.load_corpora(path).values()
+    (corpus,) = load_corpora(path).values()
     with pytest.raises(CorpusError, match="sha256 mismatch"):
-        corpora.setup(corpus, tmp_path / "corpora")
+        setup(corpus, tmp_path / "corpora")
     base = tmp_path / "corpora" / "p"
     assert not (base / "checkout").exists() and not (base / "tree").exists()
 
@@ -150,9 +151,9 @@ def test_path_archive_sha_mismatch_leaves_nothing(tmp_path: Path) -> None:
 def test_malicious_archive_refused(tmp_path: Path) -> None:
     make_tar(tmp_path / "evil.tar.gz", {"ok.py": b"x", "../escape": b"x"})
     path = write_toml(tmp_path, '[corpus.e]\nsource = "path"\npath = "evil.tar.gz"\n')
-    (corpus,) = corpora.load_corpora(path).values()
+    (corpus,) = load_corpora(path).values()
     with pytest.raises(CorpusError, match="refusing to unpack"):
-        corpora.setup(corpus, tmp_path / "corpora")
+        setup(corpus, tmp_path / "corpora")
     assert not (tmp_path / "corpora" / "e" / "checkout").exists()
     assert not (tmp_path / "corpora" / "escape").exists()
 
@@ -167,8 +168,8 @@ def test_git_fetches_only_the_pinned_commit(tmp_path: Path) -> None:
     pinned = shas[1]  # not the tip
     path = write_toml(tmp_path, f'[corpus.g]\nsource = "git"\nurl = "file://{bare}"\n'
                                 f'commit = "{pinned}"\nsubtrees = ["src"]\n')
-    (corpus,) = corpora.load_corpora(path).values()
-    result = corpora.setup(corpus, tmp_path / "corpora")
+    (corpus,) = load_corpora(path).values()
+    result = setup(corpus, tmp_path / "corpora")
     assert (result.tree / "src/a.py").read_text() == "two\n"
     checkout = tmp_path / "corpora" / "g" / "checkout"
     assert git(checkout, "rev-parse", "HEAD") == pinned
@@ -187,8 +188,8 @@ def test_git_insteadof_redirects_to_a_local_mirror(tmp_path: Path,
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
     path = write_toml(tmp_path, f'[corpus.g]\nsource = "git"\n'
                                 f'url = "https://example.invalid/org/repo"\ncommit = "{shas[0]}"\n')
-    (corpus,) = corpora.load_corpora(path).values()
-    result = corpora.setup(corpus, tmp_path / "corpora")
+    (corpus,) = load_corpora(path).values()
+    result = setup(corpus, tmp_path / "corpora")
     assert (result.tree / "a.c").is_file()
 
 
@@ -196,9 +197,9 @@ def test_git_unknown_commit_fails_cleanly(tmp_path: Path) -> None:
     make_git_repo(tmp_path / "up", [{"a": "x"}])
     path = write_toml(tmp_path, f'[corpus.g]\nsource = "git"\nurl = "file://{tmp_path / "up"}"\n'
                                 f'commit = "{"1" * 40}"\n')
-    (corpus,) = corpora.load_corpora(path).values()
+    (corpus,) = load_corpora(path).values()
     with pytest.raises(CorpusError, match="git"):
-        corpora.setup(corpus, tmp_path / "corpora")
+        setup(corpus, tmp_path / "corpora")
     assert not (tmp_path / "corpora" / "g" / "checkout").exists()
 
 
@@ -244,9 +245,9 @@ def test_pypi_sdist_fetched_verified_unpacked(tmp_path: Path, index: tuple[str, 
     sha, _ = index
     path = write_toml(tmp_path, f'[corpus.d]\nsource = "pypi"\npackage = "demo"\n'
                                 f'version = "1.0"\nsha256 = "{sha}"\nsubtrees = ["demo"]\n')
-    (corpus,) = corpora.load_corpora(path).values()
+    (corpus,) = load_corpora(path).values()
     seen: list[int] = []
-    result = corpora.setup(corpus, tmp_path / "corpora",
+    result = setup(corpus, tmp_path / "corpora",
                            progress=lambda label, done, total: seen.append(done))
     assert (result.tree / "demo/core.py").is_file()
     assert seen and seen[-1] > 0
@@ -256,9 +257,9 @@ def test_pypi_sdist_fetched_verified_unpacked(tmp_path: Path, index: tuple[str, 
 def test_pypi_wrong_sha_stops_before_unpacking(tmp_path: Path, index: tuple[str, str]) -> None:
     path = write_toml(tmp_path, f'[corpus.d]\nsource = "pypi"\npackage = "demo"\n'
                                 f'version = "1.0"\nsha256 = "{"a" * 64}"\n')
-    (corpus,) = corpora.load_corpora(path).values()
+    (corpus,) = load_corpora(path).values()
     with pytest.raises(CorpusError, match="sha256 mismatch"):
-        corpora.setup(corpus, tmp_path / "corpora")
+        setup(corpus, tmp_path / "corpora")
     base = tmp_path / "corpora" / "d"
     assert not (base / "checkout").exists()
     assert not (base / "tree").exists()
@@ -288,7 +289,7 @@ def test_npm_corpus_with_a_relative_root(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(tmp_path)
     path = write_toml(tmp_path, f'[corpus.n]\nsource = "npm"\npackage = "demo"\n'
                                 f'version = "1.0.0"\nintegrity = "{integrity}"\n')
-    (corpus,) = corpora.load_corpora(path).values()
-    result = corpora.setup(corpus, Path(".bench/corpora"))
+    (corpus,) = load_corpora(path).values()
+    result = setup(corpus, Path(".bench/corpora"))
     assert (result.tree / "index.js").is_file()
     assert "integrity verified" in result.how

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from helpers import FAKES, children, new_children
 
-from codesearch_bench import driver
-from codesearch_bench.driver import Context, Searcher
+from codesearch_bench.engine import driver, state
+from codesearch_bench.engine.driver import Context, Searcher
+from codesearch_bench.engine.spec import LoadedSpec, load_spec
 from codesearch_bench.errors import EngineUnavailable
-from codesearch_bench.spec import LoadedSpec, load_spec
 
 NASTY = 'x"; rm -rf ~; echo "'
 JSON_PARSE = {"format": "json", "results": "hits", "path": "file", "start": "from",
@@ -151,7 +151,7 @@ def test_run_index_creates_state(spec_dir: Path, ctx: Context) -> None:
     assert rendered is not None and measurement is not None and measurement.ok
     assert json.loads(measurement.stdout)["argv"] == ["index", str(ctx.root)]
     (ctx.state / "index.db").write_bytes(b"x" * 1000)
-    assert driver.dir_bytes(ctx.state) == 1000
+    assert state.dir_bytes(ctx.state) == 1000
     assert driver.run_index(oneshot(spec_dir, index=None), ctx) == (None, None)
 
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench import corpora
 from codesearch_bench.cli import main
+from codesearch_bench.corpus.config import load_corpora, select
+from codesearch_bench.corpus.setup import setup
 from codesearch_bench.errors import CorpusError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -19,10 +20,10 @@ def test_compare_grep_and_bm25_on_the_rich_corpus(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "corpora"
-    table = corpora.load_corpora(REPO / "corpora.toml")
-    (rich,) = corpora.select(table, "rich")
+    table = load_corpora(REPO / "corpora.toml")
+    (rich,) = select(table, "rich")
     try:  # ~200 KB sdist, verified against its sha256 pin
-        corpora.setup(rich, root)
+        setup(rich, root)
     except CorpusError as exc:
         if any(marker in str(exc) for marker in UNREACHABLE):
             pytest.skip(f"the package index cannot be reached: {exc}")

@@ -21,7 +21,7 @@ from archives import make_tar
 from minicorpus import make_corpus
 
 from codesearch_bench.cli import main
-from codesearch_bench.results import ResultFile, Row
+from codesearch_bench.results.schema import ResultFile, Row
 
 FAULTY = Path(__file__).resolve().parent / "fakes" / "faulty.py"
 PARSE = {"format": "json", "results": "hits", "start": "start", "end": "end", "text": "text"}

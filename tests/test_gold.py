@@ -7,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench.gold import (
+from codesearch_bench.corpus.languages import LANGUAGES, language_for
+from codesearch_bench.gold.grammars import (
     KINDS,
-    LANGUAGES,
     Definition,
     GoldError,
     definitions,
     grammar_versions,
-    language_for,
-    resolve,
 )
+from codesearch_bench.gold.resolve import resolve
 
 SNIPPETS = Path(__file__).resolve().parent / "gold_snippets"
 

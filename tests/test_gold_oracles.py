@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench.gold import Definition, definitions
+from codesearch_bench.gold.grammars import Definition, definitions
 
 SNIPPETS = Path(__file__).resolve().parent / "gold_snippets"
 MAX_BYTES = 300_000

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from codesearch_bench.metrics import (
+from codesearch_bench.scoring.metrics import (
     average_precision_at,
     hit_at,
     mean,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from codesearch_bench import metrics
+from codesearch_bench.scoring import metrics
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")

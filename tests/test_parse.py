@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from helpers import fake
 
-from codesearch_bench.parse import MAX_ERRORS, Hit, decode, lookup, parse
-from codesearch_bench.spec import ParseSpec
+from codesearch_bench.engine.parse import MAX_ERRORS, decode, lookup, parse
+from codesearch_bench.engine.spec import ParseSpec
+from codesearch_bench.model import Hit
 
 JSON = ParseSpec(format="json", results="hits", path="file", start="from", end="to",
                  text="body", score="score")

@@ -13,8 +13,8 @@ from minicorpus import QUERIES, SOURCES
 
 from codesearch_bench.cli import main
 from codesearch_bench.errors import UsageError
-from codesearch_bench.report.plots import BUDGETS, budget_curve, pareto_front, render_plots
-from codesearch_bench.results import (
+from codesearch_bench.render.plots import BUDGETS, budget_curve, pareto_front, render_plots
+from codesearch_bench.results.schema import (
     CorpusOut,
     EngineOut,
     Estimate,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import alive, children, fake, new_children
 
-from codesearch_bench import process
+from codesearch_bench.engine import process
 from codesearch_bench.errors import EngineUnavailable
 
 MiB = 1024 * 1024

@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from codesearch_bench.engine.parse import parse
+from codesearch_bench.engine.spec import ParseSpec, load_spec
 from codesearch_bench.errors import SpecError
-from codesearch_bench.parse import parse
-from codesearch_bench.scoring import collapse, normalize
-from codesearch_bench.spec import ParseSpec, load_spec
+from codesearch_bench.scoring.normalize import collapse, normalize
 
 SPECS = [
     ParseSpec(format="json", results="hits", start="start", end="end", text="text",
@@ -56,7 +56,7 @@ def test_parse_never_raises_on_json(value: object, spec: ParseSpec) -> None:
 @given(st.lists(st.text(max_size=30), max_size=20), st.integers(0, 1), st.integers(1, 3))
 def test_normalize_and_collapse_keep_paths_inside(paths: list[str], base: int,
                                                   per_file: int) -> None:
-    from codesearch_bench.parse import Hit
+    from codesearch_bench.model import Hit
 
     hits = [Hit(path=p or "x", start=1, end=2, rank=i) for i, p in enumerate(paths)]
     norm = normalize(hits, Path("/tree/root"), line_base=base)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench import driver, scoring
-from codesearch_bench.spec import load_spec
+from codesearch_bench.engine import driver
+from codesearch_bench.engine.spec import load_spec
+from codesearch_bench.scoring import normalize as scoring
 
 REPO = Path(__file__).resolve().parent.parent
 

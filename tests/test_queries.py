@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from codesearch_bench.errors import QueryError
-from codesearch_bench.queries import lint, load_queries
+from codesearch_bench.gold.queries import lint, load_queries
 
 
 def write(tmp_path: Path, rows: list[dict | str]) -> Path:

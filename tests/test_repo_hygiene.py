@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from codesearch_bench.spec import load_spec
+from codesearch_bench.engine.spec import load_spec
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ import pytest
 from minicorpus import make_corpus
 
 from codesearch_bench.cli import main
-from codesearch_bench.results import ResultFile
+from codesearch_bench.results.schema import ResultFile
 
 REPO = Path(__file__).resolve().parent.parent
 FAULTY = Path(__file__).resolve().parent / "fakes" / "faulty.py"

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from helpers import fake
 
-from codesearch_bench.parse import Hit, parse
-from codesearch_bench.scoring import Slot, collapse, normalize, normalize_path
-from codesearch_bench.spec import ParseSpec
+from codesearch_bench.engine.parse import parse
+from codesearch_bench.engine.spec import ParseSpec
+from codesearch_bench.model import Hit, Slot
+from codesearch_bench.scoring.normalize import collapse, normalize, normalize_path
 
 ROOT = Path("/work/tree")
 

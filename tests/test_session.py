@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import alive, children, fake, new_children
 
+from codesearch_bench.engine.session import EngineSession, Reply
 from codesearch_bench.errors import EngineUnavailable
-from codesearch_bench.session import EngineSession, Reply
 
 
 @pytest.fixture(autouse=True)

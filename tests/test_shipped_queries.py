@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench.corpora import load_corpora
-from codesearch_bench.queries import lint, load_queries
+from codesearch_bench.corpus.config import load_corpora
+from codesearch_bench.gold.queries import lint, load_queries
 
 REPO = Path(__file__).resolve().parent.parent
 CORPORA = load_corpora(REPO / "corpora.toml")

@@ -10,14 +10,14 @@ from typing import Any
 import pydantic
 import pytest
 
-from codesearch_bench.durations import format_duration, parse_duration
-from codesearch_bench.errors import SpecError
-from codesearch_bench.spec import (
+from codesearch_bench.engine.durations import format_duration, parse_duration
+from codesearch_bench.engine.spec import (
     DEFAULT_INDEX_TIMEOUT,
     DEFAULT_SEARCH_TIMEOUT,
     engine_json_schema,
     load_spec,
 )
+from codesearch_bench.errors import SpecError
 
 
 def base() -> dict[str, Any]:

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from codesearch_bench.stats import (
+from codesearch_bench.scoring.stats import (
     PairedComparison,
     bootstrap_ci,
     compare_pairs,

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codesearch_bench import templating
-from codesearch_bench.templating import (
-    COMMON_VARS,
-    SEARCH_VARS,
-    VERSION_VARS,
+from codesearch_bench.engine import templating
+from codesearch_bench.engine.templating import (
     TemplateProblem,
     check,
     go_to_jinja,
@@ -17,6 +14,7 @@ from codesearch_bench.templating import (
     render_env,
     variables_used,
 )
+from codesearch_bench.engine.variables import COMMON_VARS, SEARCH_VARS, VERSION_VARS
 
 CTX = {"root": "/tree", "state": "/state", "name": "acme", "lang": "python",
        "corpus": "rich", "spec_dir": "/specs", "python": "/usr/bin/python3",

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench import tokens
 from codesearch_bench.errors import BenchError, UsageError
+from codesearch_bench.scoring import tokens
 
 # From tiktoken's tests/test_encoding.py (cl100k_base).
 TIKTOKEN_CL100K = [

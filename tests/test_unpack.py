@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from archives import make_tar
 
+from codesearch_bench.corpus.unpack import extract
 from codesearch_bench.errors import CorpusError
-from codesearch_bench.unpack import extract
 
 
 def test_extracts_and_strips_top_folder(tmp_path: Path) -> None:

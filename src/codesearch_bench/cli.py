@@ -1,26 +1,26 @@
-"""The `bench` command line: argument parsing and the error boundary.
+"""The `bench` command line: the parser, dispatch to `commands/`, the error boundary.
 
-Commands raise; only `main` turns errors into messages and exit codes, so the
-whole CLI can be driven from tests through `main([...])`.
-
-Exit codes: 0 success; 1 an engine failed (the run still finished); 2 bad
-usage or a bad engine spec; 3 a corpus or query-set problem; 4 an engine that
-cannot be started; 130 interrupted.
+Commands raise; only `main` turns errors into messages and exit codes (each
+error class carries its own; see errors.py), so the whole CLI can be driven
+from tests through `main([...])`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
+from rich.markup import escape
 
 from . import __version__
-from .errors import BenchError, UsageError
+from .errors import BenchError, Interrupted, UsageError
+from .render import EXPORTERS
+from .render.ui import UI
 
 
 class _Parser(argparse.ArgumentParser):
@@ -108,7 +108,7 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
         "of one comparison are combined into one result file.",
     )
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    p.add_argument("--format", choices=["table", "md", "json", "png"], default="table")
+    p.add_argument("--format", choices=list(EXPORTERS), default="table")
     p.add_argument("--out", type=Path, default=None,
                    help="output file (md/json) or directory (png; default ./report)")
     p.add_argument("--merge", action="store_true",
@@ -159,179 +159,51 @@ def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     return actions
 
 
-def run(argv: Sequence[str], console: Console, err: Console) -> int:
-    """Parse and dispatch; raises BenchError."""
+COMMANDS = {
+    "setup": "codesearch_bench.commands.setup",
+    "validate": "codesearch_bench.commands.validate",
+    "probe": "codesearch_bench.commands.probe",
+    "compare": "codesearch_bench.commands.compare",
+    "report": "codesearch_bench.commands.report",
+}
+
+
+def run(argv: Sequence[str], ui: UI) -> int:
+    """Parse and dispatch to the command's `run(args, ui)`; raises BenchError."""
     parser = build_parser()
     args = parser.parse_args(go_style(argv, parser))
     if args.command is None:
         parser.print_help()
-        return 2
-    from .workdir import default_corpora_file, default_corpora_root, default_work
-
-    work = getattr(args, "work", None) or default_work()
-    corpora_file = getattr(args, "corpora_file", None) or default_corpora_file()
-    corpora_root = getattr(args, "corpora_root", None) or default_corpora_root(work)
-    if args.command == "setup":
-        from . import report
-        from .commands import setup
-
-        with report.download_progress(err) as progress:
-            outcomes = setup.run(corpora_file, args.corpus, corpora_root, progress)
-        report.render_setup(console, outcomes)
-        failed = [o.error for o in outcomes if o.error is not None]
-        return max((e.exit_code for e in failed), default=0)
-    if args.command == "validate":
-        from . import report
-        from .commands import validate
-
-        checks = validate.run(corpora_file, args.corpus, corpora_root)
-        report.render_validate(console, checks)
-        return 0 if all(c.ok for c in checks) else 3
-    if args.command == "compare":
-        return _compare(args, work, corpora_file, corpora_root, console, err)
-    if args.command == "report":
-        return _report(args, console, err)
-    if args.command == "probe":
-        from .commands.probe import parse_expect, probe, probe_corpus, resolve_expect
-        from .report import render_probe
-
-        expected = [parse_expect(e) for e in args.expect]
-        if args.corpus:
-            result = probe_corpus(
-                args.engine, corpora_file=corpora_file, corpora_root=corpora_root,
-                corpus=args.corpus, query_id=args.query, text=args.text, work=work,
-                k=args.k, per_file=args.per_file, reindex=args.reindex, extra_expect=expected,
-            )
-        else:
-            if args.text is None:
-                raise UsageError("probe --root needs --text \"the query\"")
-            if args.query:
-                raise UsageError("--query ID picks a query from a corpus: use it with --corpus")
-            result = probe(
-                args.engine, root=args.root, query=args.text, work=work,
-                expected=[resolve_expect(args.root, e) for e in expected],
-                k=args.k, per_file=args.per_file, reindex=args.reindex,
-            )
-        render_probe(console, result)
-        return 1 if result.error else 0
-    raise UsageError(f"unknown command {args.command!r}")
+        return UsageError.exit_code
+    # Imported on use: `bench --help` should not pay for tree-sitter and numpy.
+    command = importlib.import_module(COMMANDS[args.command])
+    code: int = command.run(args, ui)
+    return code
 
 
-def _compare(args: argparse.Namespace, work: Path, corpora_file: Path, corpora_root: Path,
-             console: Console, err: Console) -> int:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from .commands import compare
-    from .report.compare import render_compare
-
-    try:
-        cutoffs = tuple(int(x) for x in args.cutoffs.split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"--cutoffs {args.cutoffs!r}: write whole numbers like 5,10,20") from None
-    if not cutoffs:
-        raise UsageError("--cutoffs needs at least one cutoff")
-    shard = None
-    if args.shard:
-        try:
-            i, n = (int(x) for x in args.shard.split("/"))
-        except ValueError:
-            raise UsageError(f"--shard {args.shard!r}: write I/N, e.g. 2/4") from None
-        shard = (i, n)
-    opts = compare.Options(
-        engines=list(args.engine), corpora_file=corpora_file, corpora_root=corpora_root,
-        work=work, corpus=args.corpus, reindex=args.reindex, cutoffs=cutoffs,
-        limit=args.limit, json_out=args.json or args.resume, resume=args.resume, shard=shard,
-    )
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
-        task = bar.add_task("starting")
-
-        def cell_done(engine: str, corpus: str, ok: bool) -> None:
-            mark = "[green]done[/]" if ok else "[red]failed[/]"
-            bar.console.print(f"{mark} {engine} × {corpus}")
-
-        events = compare.Events(
-            stage=lambda msg: bar.update(task, description=msg),
-            tick=lambda msg: bar.update(task, description=msg),
-            cell_done=cell_done,
-        )
-        outcome = compare.run(opts, events)
-    render_compare(console, outcome.result)
-    if opts.json_out:
-        console.print(f"wrote {opts.json_out}")
-    return compare.exit_code(outcome.failures)
-
-
-def _report(args: argparse.Namespace, console: Console, err: Console) -> int:
-    from .commands import report
-    from .report.compare import render_compare
-
-    if args.merge:
-        if args.output is None:
-            raise UsageError("--merge needs -o/--output FILE for the merged result")
-        combined = report.merge(list(args.files), args.output)
-        for line in combined.duplicates:
-            err.print(f"[yellow]duplicate:[/] {line}")
-        for cell in combined.missing:
-            err.print(f"[yellow]missing cell:[/] {cell} (no row and no recorded failure)")
-        console.print(f"merged {len(args.files)} files into {args.output}: "
-                      f"{len(combined.result.rows)} rows, {len(combined.result.failures)} "
-                      "failed combinations")
-        return 1 if combined.missing else 0
-    combined = report.load(list(args.files), strict=False)
-    for line in combined.duplicates:
-        err.print(f"[yellow]duplicate row ignored:[/] {line}")
-    result = combined.result
-    if args.format == "table":
-        render_compare(console, result)
-    elif args.format == "md":
-        from .report.markdown import render_markdown
-
-        text = render_markdown(result)
-        if args.out:
-            args.out.write_text(text)
-            console.print(f"wrote {args.out}")
-        else:
-            console.print(text, markup=False, highlight=False, soft_wrap=True)
-    elif args.format == "json":
-        text = report.as_json(result)
-        if args.out:
-            args.out.write_text(text)
-            console.print(f"wrote {args.out}")
-        else:
-            sys.stdout.write(text)
-    else:
-        from .report.plots import render_plots
-
-        paths = render_plots(result, args.out or Path("report"))
-        for path in paths:
-            console.print(f"wrote {path}")
-    return 0
-
-
-def _terminate_as_interrupt(signum: int, frame: object) -> None:
+def _terminate_as_interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    console = Console()
-    err = Console(stderr=True)
+    ui = UI()
     # SIGTERM (a CI timeout, `kill`) takes the same path as Ctrl-C: engines are
     # stopped and reaped, and a comparison still writes its partial JSON.
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
-        return run(sys.argv[1:] if argv is None else argv, console, err)
+        return run(sys.argv[1:] if argv is None else argv, ui)
+    except Interrupted as exc:
+        what = exc.message.removeprefix("interrupted: ")
+        ui.err.print(f"[bold red]interrupted[/]: {escape(what)}", soft_wrap=True)
+        return exc.exit_code
     except BenchError as exc:
-        err.print(f"[bold red]error:[/] {exc.message}", highlight=False, markup=True,
-                  soft_wrap=True)
-        if exc.hint:
-            err.print(f"[dim]hint: {exc.hint}[/]", highlight=False, soft_wrap=True)
+        ui.error(exc.message, exc.hint)
         return exc.exit_code
     except KeyboardInterrupt:
-        err.print("[bold red]interrupted[/]: engines stopped and reaped")
-        return 130
+        ui.err.print("[bold red]interrupted[/]: engines stopped and reaped")
+        return Interrupted.exit_code
     except SystemExit as exc:  # --help and --version exit through argparse
         return int(exc.code or 0)
     finally:

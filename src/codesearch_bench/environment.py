@@ -29,7 +29,8 @@ def _pkg(name: str) -> str | None:
 
 
 def describe() -> dict[str, object]:
-    from . import gold, tokens
+    from .gold.grammars import grammar_versions
+    from .scoring import tokens
 
     try:
         import psutil
@@ -46,7 +47,7 @@ def describe() -> dict[str, object]:
         "cpus": os.cpu_count(),
         "memory_bytes": memory,
         "bench_version": __version__,
-        "grammars": gold.grammar_versions(),
+        "grammars": grammar_versions(),
         "tokenizer": tokens.tokenizer_info(tokens.DEFAULT_ENCODING),
         "packages": {name: _pkg(name) for name in ("pydantic", "jinja2", "psutil", "numpy")},
     }

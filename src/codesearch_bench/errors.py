@@ -1,11 +1,21 @@
-"""The error hierarchy: one class per exit code.
+"""The error hierarchy: one class per exit code, and exit codes only from classes.
 
 Every message is written for the person at the terminal: what went wrong,
-what to do next, and where to read more. The CLI is the only place that turns
-these into exit codes; everything below it raises.
+what to do next, and where to read more. Everything below the CLI raises; the
+CLI's error boundary is the only place that prints an error and returns its
+class's exit code.
+
+    0    success
+    1    EngineFailed: an engine ran but failed (the run still finished)
+    2    UsageError: bad usage; SpecError: a bad engine spec
+    3    CorpusError: corpora.toml, a download, a pin or an archive; QueryError: a query set
+    4    EngineUnavailable: an engine that cannot be started
+    130  Interrupted: Ctrl-C or SIGTERM; engines stopped and reaped
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class BenchError(Exception):
@@ -24,6 +34,12 @@ class BenchError(Exception):
         return f"{self.message}\n  hint: {self.hint}" if self.hint else self.message
 
 
+class EngineFailed(BenchError):
+    """An engine ran but did not do its job (index failed, every query failed)."""
+
+    exit_code = 1
+
+
 class UsageError(BenchError):
     """The command line itself is wrong."""
 
@@ -31,10 +47,9 @@ class UsageError(BenchError):
     hint = "run `bench <command> --help` for the flags"
 
 
-class SpecError(BenchError):
+class SpecError(UsageError):
     """An engine spec is malformed: names the file, the field and the fix."""
 
-    exit_code = 2
     hint = "see README.md, 'Writing an engine spec', or protocol/engine.schema.json"
 
 
@@ -45,10 +60,9 @@ class CorpusError(BenchError):
     hint = "see corpora.toml and README.md, 'Corpora'"
 
 
-class QueryError(BenchError):
-    """A query set is malformed."""
+class QueryError(CorpusError):
+    """A query set is malformed, or its gold does not resolve."""
 
-    exit_code = 3
     hint = "see protocol/PROTOCOL.md for the query-set format"
 
 
@@ -59,14 +73,23 @@ class EngineUnavailable(BenchError):
     hint = "install what the spec's `requires` names, then run `bench probe` on it"
 
 
-class EngineFailed(BenchError):
-    """An engine ran but did not do its job (index failed, bad output)."""
-
-    exit_code = 1
-
-
 class Interrupted(BenchError):
-    """The user pressed Ctrl-C; children have been reaped."""
+    """The user pressed Ctrl-C (or bench got SIGTERM); children have been reaped."""
 
     exit_code = 130
-    hint = ""
+
+
+#: Where a cell can fail, as recorded in a result file's `failures[].stage`.
+Stage = Literal["spec", "setup", "gold", "index", "search", "start"]
+
+#: The error class each recorded failure stands for: a run's exit code is the
+#: largest of its failures' classes' codes.
+STAGE_ERRORS: dict[str, type[BenchError]] = {
+    "spec": SpecError, "setup": CorpusError, "gold": QueryError,
+    "index": EngineFailed, "search": EngineFailed, "start": EngineFailed,
+}
+
+
+def exit_code_of(stages: list[str]) -> int:
+    """0 for no failure, else the largest exit code among the failures' classes."""
+    return max((STAGE_ERRORS[s].exit_code for s in stages), default=0)

@@ -1,75 +1,22 @@
-"""Where bench keeps engine state, and how it knows an index is finished.
+"""Where bench finds its project files and keeps its own, when no flag says.
 
-`<work>/state/<engine>/<corpus>` belongs to compare, `<work>/probe/<engine>/
-<corpus>` to probe, so the step users are told to run first cannot warm the
-index that compare then measures. A finished index leaves a marker naming the
-spec hash and the corpus pin it was built from; any other marker (or none)
-means the index is rebuilt.
+The work dir (`$BENCH_WORK`, else `./.bench`) holds engine state and set-up
+corpora; corpora.toml, `engines/` and `protocol/` come from the checkout bench
+runs from unless a flag names another.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
-MARKER = ".bench-index.json"
 DEFAULT_WORK = ".bench"
+DEFAULT_ENGINES_FILE = "default-engines.txt"
 
 
 def default_work() -> Path:
     return Path(os.environ.get("BENCH_WORK", DEFAULT_WORK))
-
-
-def root_key(root: Path) -> str:
-    """A directory name for an ad-hoc --root: readable and unique per path."""
-    resolved = root.resolve()
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:10]
-    return f"{resolved.name or 'root'}-{digest}"
-
-
-def state_dir(work: Path, purpose: str, engine: str, corpus_key: str) -> Path:
-    assert purpose in ("state", "probe")
-    return work / purpose / engine / corpus_key
-
-
-def clear(state: Path) -> None:
-    if state.exists():
-        shutil.rmtree(state)
-
-
-def _marker(state: Path) -> dict[str, object]:
-    try:
-        data = json.loads((state / MARKER).read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def index_finished(state: Path, spec_sha256: str, corpus_pin: str) -> bool:
-    data = _marker(state)
-    return data.get("spec_sha256") == spec_sha256 and data.get("corpus_pin") == corpus_pin
-
-
-def index_counts(state: Path) -> tuple[int | None, int | None]:
-    """The files/chunks an engine reported when it built this index."""
-    data = _marker(state)
-    files, chunks = data.get("files"), data.get("chunks")
-    return (files if isinstance(files, int) else None,
-            chunks if isinstance(chunks, int) else None)
-
-
-def mark_finished(state: Path, spec_sha256: str, corpus_pin: str,
-                  files: int | None = None, chunks: int | None = None) -> None:
-    state.mkdir(parents=True, exist_ok=True)
-    (state / MARKER).write_text(json.dumps({"spec_sha256": spec_sha256, "corpus_pin": corpus_pin,
-                                            "files": files, "chunks": chunks}))
-
-
-def forget_finished(state: Path) -> None:
-    (state / MARKER).unlink(missing_ok=True)
 
 
 def project_root() -> Path:
@@ -86,3 +33,27 @@ def default_corpora_root(work: Path | None = None) -> Path:
     if env := os.environ.get("BENCH_CORPORA"):
         return Path(env)
     return (work or default_work()) / "corpora"
+
+
+def default_engines() -> list[Path]:
+    """The specs `bench compare` runs when no --engine is given."""
+    listing = project_root() / "engines" / DEFAULT_ENGINES_FILE
+    lines = [ln.split("#", 1)[0].strip() for ln in listing.read_text().splitlines()]
+    return [listing.parent / ln for ln in lines if ln]
+
+
+@dataclass(frozen=True)
+class Where:
+    """The three places a command works with, from its flags or the defaults above."""
+
+    work: Path
+    corpora_file: Path
+    corpora_root: Path
+
+    @classmethod
+    def of(cls, args: object) -> Where:
+        """From a parsed command line's --work, --corpora-file and --corpora-root."""
+        work = getattr(args, "work", None) or default_work()
+        return cls(work=work,
+                   corpora_file=getattr(args, "corpora_file", None) or default_corpora_file(),
+                   corpora_root=getattr(args, "corpora_root", None) or default_corpora_root(work))

@@ -2,40 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import argparse
 from pathlib import Path
 
 from ..errors import UsageError
-from ..merge import Combined, combine
-from ..results import ResultFile
-from .compare import read_result, write_json
-
-FORMATS = ("table", "md", "json", "png")
-
-
-@dataclass(frozen=True)
-class ReportOptions:
-    files: list[Path]
-    format: str = "table"
-    out: Path | None = None
-    merge: bool = False
+from ..render import EXPORTERS
+from ..render.ui import UI
+from ..results.merge import Combined, combine
+from ..results.schema import ResultFile
+from ..scoring.rows import comparisons
 
 
 def load(files: list[Path], *, strict: bool) -> Combined:
+    """One file as it is, or several combined (their comparisons recomputed from all rows)."""
     if not files:
         raise UsageError("give one or more result files (written by `bench compare --json`)")
-    loaded = [(path, read_result(path)) for path in files]
+    loaded = [(path, ResultFile.load(path)) for path in files]
     if len(loaded) == 1 and not strict:
         return Combined(loaded[0][1])
-    return combine(loaded, strict=strict)
-
-
-def merge(files: list[Path], out: Path) -> Combined:
-    """Merge shards into one result file (written atomically)."""
-    combined = load(files, strict=True)
-    write_json(combined.result, out)
+    combined = combine(loaded, strict=strict)
+    combined.result = combined.result.model_copy(
+        update={"comparisons": comparisons(combined.result.rows)})
     return combined
 
 
-def as_json(result: ResultFile) -> str:
-    return result.model_dump_json(indent=1) + "\n"
+def run(args: argparse.Namespace, ui: UI) -> int:
+    files = list(args.files)
+    if args.merge:
+        if args.output is None:
+            raise UsageError("--merge needs -o/--output FILE for the merged result")
+        combined = load(files, strict=True)
+        combined.result.dump(args.output)
+        for line in combined.duplicates:
+            ui.warn("duplicate", line)
+        for cell in combined.missing:
+            ui.warn("missing cell", f"{cell} (no row and no recorded failure)")
+        ui.out.print(f"merged {len(files)} files into {args.output}: "
+                     f"{len(combined.result.rows)} rows, {len(combined.result.failures)} "
+                     "failed combinations", markup=False)
+        return 1 if combined.missing else 0
+    combined = load(files, strict=False)
+    for line in combined.duplicates:
+        ui.warn("duplicate row ignored", line)
+    EXPORTERS[args.format](combined.result, args.out, ui)
+    return 0

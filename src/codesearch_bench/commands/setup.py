@@ -1,33 +1,25 @@
 """`bench setup`: fetch each pinned corpus, verify it, build its candidate tree.
 
-One corpus failing does not stop the others; the failures are returned with
-the results and the CLI exits non-zero.
+One corpus failing does not stop the others; the exit code is the largest of
+the failures' classes' codes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import argparse
 
-from .. import corpora, sources
-from ..errors import BenchError
-
-
-@dataclass(frozen=True)
-class SetupOutcome:
-    name: str
-    result: corpora.SetupResult | None
-    error: BenchError | None
+from ..corpus.config import load_corpora, select
+from ..corpus.setup import setup_all
+from ..render import progress
+from ..render.setup import render_setup
+from ..render.ui import UI
+from ..workdir import Where
 
 
-def run(corpora_file: Path, names: str | None, root: Path,
-        progress: sources.Progress | None = None) -> list[SetupOutcome]:
-    table = corpora.load_corpora(corpora_file)
-    out = []
-    for corpus in corpora.select(table, names):
-        try:
-            out.append(SetupOutcome(corpus.name, corpora.setup(corpus, root, progress=progress),
-                                    None))
-        except BenchError as exc:
-            out.append(SetupOutcome(corpus.name, None, exc))
-    return out
+def run(args: argparse.Namespace, ui: UI) -> int:
+    where = Where.of(args)
+    corpora = select(load_corpora(where.corpora_file), args.corpus)
+    with progress.download_progress(ui.err) as bar:
+        outcomes = setup_all(corpora, where.corpora_root, bar)
+    render_setup(ui.out, outcomes)
+    return max((o.error.exit_code for o in outcomes if o.error is not None), default=0)

@@ -1,0 +1,1 @@
+"""Corpora: corpora.toml, the sources that fetch pinned content, and the candidate tree."""

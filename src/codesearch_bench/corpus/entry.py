@@ -1,0 +1,40 @@
+"""The fields every corpora.toml entry has, whatever its source.
+
+Each source kind (sources/) extends this with its own pin fields. Globs in
+`include`/`exclude` match paths relative to the unpacked checkout, not to a
+subtree; `queries` is relative to the corpora file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(description="the source kind: a key of sources.SOURCES")
+    description: str | None = None
+    license: str | None = Field(default=None, description="who may redistribute what")
+    homepage: str | None = None
+    default: bool = Field(default=False, description="part of the default comparison")
+    subtrees: list[str] = Field(default=["."], min_length=1)
+    include: list[str] = Field(default=["**"])
+    exclude: list[str] = Field(default=[])
+    languages: list[str] = Field(default=[])
+    queries: str | None = Field(default=None, description="query set, relative to corpora.toml")
+    h_as_cpp: bool = Field(default=False, description="parse .h files as C++")
+
+    @field_validator("subtrees")
+    @classmethod
+    def _relative(cls, value: list[str]) -> list[str]:
+        for sub in value:
+            parts = Path(sub).parts
+            if Path(sub).is_absolute() or ".." in parts:
+                raise ValueError(f"subtree {sub!r} must be a relative path inside the checkout")
+        return value
+
+    def pin(self) -> str:
+        raise NotImplementedError  # each source kind says what pins it

@@ -1,0 +1,91 @@
+"""Setting a corpus up: fetch through its source kind, verify, build the candidate tree.
+
+A finished setup leaves a marker holding the corpus's identity (its whole
+entry in corpora.toml), so running setup again is a file read. Every engine
+is given exactly `tree/`; gold and result paths are relative to it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import BenchError
+from .config import Corpus
+from .layout import CorpusDir
+from .sources import SOURCES, Progress, Request, no_progress
+from .tree import Manifest, build_tree
+
+
+@dataclass(frozen=True)
+class SetupResult:
+    corpus: Corpus
+    tree: Path
+    manifest: Manifest
+    cached: bool
+    how: str
+
+
+@dataclass(frozen=True)
+class SetupOutcome:
+    """One corpus of `bench setup`: set up, or the error that stopped it."""
+
+    name: str
+    result: SetupResult | None
+    error: BenchError | None
+
+
+def dirs(root: Path, corpus: Corpus) -> CorpusDir:
+    return CorpusDir.of(root, corpus.name)
+
+
+def is_set_up(root: Path, corpus: Corpus) -> bool:
+    where = dirs(root, corpus)
+    try:
+        marker = json.loads(where.setup_marker.read_text())
+    except (OSError, ValueError):
+        return False
+    return marker.get("identity") == corpus.identity and where.tree.is_dir()
+
+
+def setup(corpus: Corpus, root: Path, *, progress: Progress | None = None) -> SetupResult:
+    """Fetch, verify, unpack and build the candidate tree (or reuse a verified one)."""
+    where = dirs(root.resolve(), corpus)
+    if is_set_up(root.resolve(), corpus):
+        return SetupResult(corpus, where.tree, Manifest.read(where.manifest), True,
+                           "already set up")
+    where.base.mkdir(parents=True, exist_ok=True)
+    where.setup_marker.unlink(missing_ok=True)
+    checkout, how = _materialize(corpus, where, progress or no_progress)
+    manifest = build_tree(corpus.name, corpus.pin, corpus.spec, checkout, where)
+    where.setup_marker.write_text(json.dumps({"identity": corpus.identity, "pin": corpus.pin}))
+    return SetupResult(corpus, where.tree, manifest, False, how)
+
+
+def setup_all(corpora: list[Corpus], root: Path,
+              progress: Progress | None = None) -> list[SetupOutcome]:
+    """Each corpus in turn; one failing does not stop the others."""
+    out = []
+    for corpus in corpora:
+        try:
+            out.append(SetupOutcome(corpus.name, setup(corpus, root, progress=progress), None))
+        except BenchError as exc:
+            out.append(SetupOutcome(corpus.name, None, exc))
+    return out
+
+
+def _materialize(corpus: Corpus, where: CorpusDir, progress: Progress) -> tuple[Path, str]:
+    checkout, pin_file = where.checkout, where.checkout_pin
+    if checkout.is_dir() and pin_file.is_file() and pin_file.read_text() == corpus.pin:
+        return checkout, "checkout reused"
+    if checkout.exists():
+        shutil.rmtree(checkout)
+    pin_file.unlink(missing_ok=True)
+    source = SOURCES[corpus.spec.source]
+    fetched = source.fetch(Request(corpus.name, corpus.spec, where, corpus.config_file.parent,
+                                   progress))
+    if not fetched.in_place:
+        pin_file.write_text(corpus.pin)
+    return fetched.checkout, fetched.how

@@ -1,0 +1,1 @@
+"""Engines: specs, templating, processes and sessions -- how a tool is driven."""

@@ -1,0 +1,332 @@
+"""Engine specs: the JSON file that describes how to drive one search tool.
+
+The models are frozen and forbid unknown fields. `load_spec` turns every
+problem -- unreadable JSON, an unknown or misspelled field, a bad value, a
+template naming a variable that does not exist, a contradictory combination
+-- into one SpecError that names the file, the field and the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from rapidfuzz import process as fuzz_process
+
+from ..errors import SpecError
+from . import templating, variables
+from .durations import DURATION_PATTERN, parse_duration
+
+Duration = Annotated[
+    float,
+    BeforeValidator(parse_duration),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": DURATION_PATTERN},
+                {"type": "number", "exclusiveMinimum": 0},
+            ],
+            "description": "'30s', '2m', '6h', '1h30m', or a number of seconds",
+        }
+    ),
+]
+
+DEFAULT_INDEX_TIMEOUT = 6 * 3600.0
+DEFAULT_SEARCH_TIMEOUT = 120.0
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+REGEX_GROUPS = ("path", "start", "end", "text", "score")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CommandSpec(_Model):
+    """One command: an argv list (never a shell string) and how to run it."""
+
+    command: list[str] = Field(min_length=1, description="argv; each element is a template")
+    timeout: Duration | None = Field(
+        default=None, description="default 6h for index, 2m for search"
+    )
+    dir: str | None = Field(default=None, description="working directory (template)")
+    stdin: str | None = Field(default=None, description="text fed on stdin (template)")
+
+    def timeout_or(self, default: float) -> float:
+        return self.timeout if self.timeout is not None else default
+
+
+class ParseSpec(_Model):
+    """How to turn the engine's stdout into hits. Field names are dotted paths."""
+
+    format: Literal["json", "jsonl", "regex"]
+    results: str | None = Field(
+        default=None,
+        description="dotted path to the list of hits (json); absent: the document is the list",
+    )
+    path: str = Field(default="path", description="field holding the file path")
+    start: str | None = Field(default=None, description="field holding the first line")
+    end: str | None = Field(default=None, description="field holding the last line")
+    lines: str | None = Field(
+        default=None, description="field holding a line range: '12-30', '12', or [12, 30]"
+    )
+    text: str | None = Field(default=None, description="field holding the text shown")
+    score: str | None = Field(default=None, description="field holding the engine's score")
+    pattern: str | None = Field(
+        default=None,
+        description="regex format: applied per line, named groups path, start, end, text, score",
+    )
+    error: str | None = Field(
+        default=None,
+        description="field that, when present and non-empty, makes the query a failure with "
+        "that message (json/jsonl), e.g. an MCP bridge's {\"error\": \"...\"}",
+    )
+
+    @model_validator(mode="after")
+    def _format_rules(self) -> ParseSpec:
+        if self.format == "regex":
+            if not self.pattern:
+                raise ValueError("format 'regex' needs `pattern` with a (?P<path>...) group")
+            try:
+                compiled = re.compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"`pattern` is not a valid regex: {exc}") from None
+            if "path" not in compiled.groupindex:
+                raise ValueError("`pattern` needs a named group (?P<path>...)")
+            extra = set(compiled.groupindex) - set(REGEX_GROUPS)
+            if extra:
+                raise ValueError(
+                    f"`pattern` has unknown named groups {sorted(extra)}; "
+                    f"use only {', '.join(REGEX_GROUPS)}"
+                )
+            mapped = [f for f in ("results", "start", "end", "lines", "text", "score", "error")
+                      if getattr(self, f) is not None]
+            if mapped or self.path != "path":
+                names = mapped + (["path"] if self.path != "path" else [])
+                raise ValueError(
+                    f"format 'regex' takes fields from the pattern's named groups; "
+                    f"remove {', '.join(names)}"
+                )
+        elif self.pattern is not None:
+            raise ValueError(f"`pattern` is only for format 'regex', not {self.format!r}")
+        if self.lines is not None and (self.start is not None or self.end is not None):
+            raise ValueError("give either `lines` or `start`/`end`, not both")
+        return self
+
+    def has_spans(self) -> bool:
+        if self.format == "regex":
+            assert self.pattern is not None
+            return "start" in re.compile(self.pattern).groupindex
+        return self.start is not None or self.lines is not None
+
+    def has_text(self) -> bool:
+        if self.format == "regex":
+            assert self.pattern is not None
+            return "text" in re.compile(self.pattern).groupindex
+        return self.text is not None
+
+
+class EngineSpec(_Model):
+    """A code-search tool, described so the harness can drive it."""
+
+    schema_: str | None = Field(default=None, alias="$schema", description="editor hint")
+    name: str = Field(description="names every row and keys the state directory")
+    description: str | None = None
+    requires: str | None = Field(default=None, description="what to install, in words")
+    version: list[str] | None = Field(
+        default=None, description="argv whose output is recorded as the engine's version"
+    )
+    spans: bool = Field(default=False, description="results carry line numbers")
+    per_file: list[int] = Field(default=[1], min_length=1, description="chunks-per-file settings")
+    candidates: int = Field(default=1, ge=1, description="n = k x candidates raw results")
+    tokens: bool = Field(default=False, description="results carry the text they would show")
+    text_from_corpus: bool = Field(
+        default=False, description="price results by reading their lines from the tree"
+    )
+    strip_prefix: str = Field(default="", description="path prefix dropped from every result")
+    line_base: Literal[0, 1] = Field(default=1, description="0 for a tool counting from zero")
+    mode: Literal["oneshot", "persistent"] = "oneshot"
+    env: list[str] = Field(default=[], description="KEY=value entries; values are templates")
+    index: CommandSpec | None = None
+    search: CommandSpec
+    parse: ParseSpec
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME.match(value):
+            raise ValueError(
+                f"{value!r}: use letters, digits, '.', '_' and '-' (it names a directory)"
+            )
+        return value
+
+    @field_validator("per_file")
+    @classmethod
+    def _per_file(cls, value: list[int]) -> list[int]:
+        if any(v < 1 for v in value):
+            raise ValueError("every per_file setting is a whole number >= 1")
+        if len(set(value)) != len(value):
+            raise ValueError("per_file lists a setting twice")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _env(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            key, sep, _ = entry.partition("=")
+            if not sep or not _ENV_KEY.match(key):
+                raise ValueError(f"{entry!r} is not KEY=value")
+        return value
+
+    @model_validator(mode="after")
+    def _cross_field(self) -> EngineSpec:
+        if self.text_from_corpus and not self.spans:
+            raise ValueError("text_from_corpus needs spans: true (it reads the lines at each span)")
+        if self.spans and not self.parse.has_spans():
+            raise ValueError(
+                "spans is true but parse names no line field: set parse.start (and end) or "
+                "parse.lines, or a (?P<start>...) group in the pattern"
+            )
+        if self.tokens and not self.parse.has_text():
+            raise ValueError("tokens is true but parse names no text field: set parse.text")
+        if self.mode == "persistent" and self.search.stdin is not None:
+            raise ValueError(
+                "a persistent engine's stdin carries the requests; remove search.stdin"
+            )
+        return self
+
+    @property
+    def index_timeout(self) -> float:
+        return self.index.timeout_or(DEFAULT_INDEX_TIMEOUT) if self.index else 0.0
+
+    @property
+    def search_timeout(self) -> float:
+        return self.search.timeout_or(DEFAULT_SEARCH_TIMEOUT)
+
+    @property
+    def has_token_column(self) -> bool:
+        return self.text_from_corpus or self.tokens
+
+
+@dataclass(frozen=True)
+class LoadedSpec:
+    """A validated spec and where it came from."""
+
+    spec: EngineSpec
+    file: Path
+    sha256: str
+
+    @property
+    def spec_dir(self) -> Path:
+        return self.file.parent
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def engine_json_schema() -> dict[str, Any]:
+    schema = EngineSpec.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "codesearch-bench engine spec"
+    return schema
+
+
+def load_spec(path: str | Path) -> LoadedSpec:
+    """Read, validate and template-check one engine spec."""
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        raise SpecError(
+            f"{file}: no such engine spec",
+            hint="pass the path of a JSON file, e.g. --engine engines/grep.json",
+        ) from None
+    except OSError as exc:
+        raise SpecError(f"{file}: cannot read: {exc.strerror}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SpecError(f"{file}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise SpecError(
+            f"{file}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}",
+            hint="JSON has no comments or trailing commas",
+        ) from None
+    if not isinstance(data, dict):
+        raise SpecError(f"{file}: an engine spec is a JSON object, not {type(data).__name__}")
+    try:
+        spec = EngineSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(_describe(file, exc)) from None
+    _check_templates(file, spec)
+    return LoadedSpec(spec=spec, file=file.resolve(), sha256=hashlib.sha256(raw).hexdigest())
+
+
+def _describe(file: Path, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        field = ".".join(loc) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"{file}: field `{field}`: unknown field{_suggest(loc)}")
+        elif err["type"] == "missing":
+            lines.append(f"{file}: field `{field}`: required but missing")
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{file}: field `{field}`: {msg}")
+    return "\n".join(lines)
+
+
+def _suggest(loc: list[str]) -> str:
+    model: type[BaseModel] = EngineSpec
+    for part in loc[:-1]:
+        nested = {"index": CommandSpec, "search": CommandSpec, "parse": ParseSpec}.get(part)
+        if nested is None:
+            return ""
+        model = nested
+    names = [f.alias or n for n, f in model.model_fields.items()]
+    match = fuzz_process.extractOne(loc[-1], names, score_cutoff=60)
+    if match:
+        return f"; did you mean `{match[0]}`?"
+    return f"; known fields: {', '.join(names)}"
+
+
+def _check_templates(file: Path, spec: EngineSpec) -> None:
+    def check(field: str, template: str, allowed: frozenset[str]) -> None:
+        try:
+            templating.check(template, allowed)
+        except templating.TemplateProblem as exc:
+            raise SpecError(f"{file}: field `{field}`: {exc}") from None
+
+    for i, part in enumerate(spec.version or []):
+        check(f"version[{i}]", part, variables.VERSION_VARS)
+    for i, entry in enumerate(spec.env):
+        # env applies to index and search alike, so only the shared variables.
+        check(f"env[{i}]", entry.partition("=")[2], variables.COMMON_VARS)
+    commands = [("index", spec.index, variables.COMMON_VARS)]
+    search_vars = variables.COMMON_VARS if spec.mode == "persistent" else variables.SEARCH_VARS
+    commands.append(("search", spec.search, search_vars))
+    for label, cmd, allowed in commands:
+        if cmd is None:
+            continue
+        for i, part in enumerate(cmd.command):
+            check(f"{label}.command[{i}]", part, allowed)
+        if cmd.dir is not None:
+            check(f"{label}.dir", cmd.dir, allowed)
+        if cmd.stdin is not None:
+            check(f"{label}.stdin", cmd.stdin, allowed)

@@ -1,0 +1,68 @@
+"""The core values every stage passes along: a hit, a span, a slot.
+
+They are plain frozen dataclasses so any stage can build them cheaply and
+none needs to know where another got them: the parser makes hits, gold
+resolution and `--expect` make spans, collapsing makes slots, and grading
+reads all three.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One raw result, in the engine's own order (`rank` is 0-based)."""
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+    text: str | None = None
+    score: float | None = None
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class Span:
+    """A place in the candidate tree: a file, and its lines unless it is file-level.
+
+    Gold items, `bench probe --expect` answers and resolved definitions are all
+    spans. `symbol` and `kind` say what the lines were resolved from, if anything.
+    """
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+    symbol: str | None = None
+    kind: str | None = None
+
+    @property
+    def file_level(self) -> bool:
+        return self.start is None or self.end is None
+
+    @property
+    def label(self) -> str:
+        if self.symbol and not self.file_level:
+            return f"{self.path}:{self.symbol} (lines {self.start}-{self.end})"
+        if self.symbol:
+            return f"{self.path}:{self.symbol}"
+        if not self.file_level:
+            return f"{self.path}:{self.start}-{self.end}"
+        return self.path
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One file's place in the collapsed ranking (`rank` is 1-based)."""
+
+    path: str
+    rank: int
+    chunks: tuple[Hit, ...] = field(default_factory=tuple)
+
+
+def overlaps(hit: Hit, span: Span) -> bool:
+    """A hit's lines share at least one line with the span's (both must have lines)."""
+    if hit.start is None or hit.end is None or span.start is None or span.end is None:
+        return False
+    return hit.start <= span.end and span.start <= hit.end

@@ -1,0 +1,70 @@
+"""Before any engine runs: corpora set up, query sets loaded, gold resolved, cells ordered.
+
+A `Plan` is one corpus ready to be searched. The cell order is fixed by the
+arguments alone -- engines rotated per corpus so no engine always runs first
+-- so shard I of N picks the same cells on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .corpus import setup
+from .corpus.config import Corpus
+from .corpus.tree import Manifest
+from .engine.spec import LoadedSpec
+from .errors import CorpusError, QueryError
+from .gold.queries import Query, QuerySet, load_queries
+from .gold.sets import resolve_set
+from .model import Span
+
+
+@dataclass
+class Plan:
+    corpus: Corpus
+    manifest: Manifest
+    tree: Path
+    query_set: QuerySet
+    queries: list[Query]
+    gold: dict[str, list[Span]]
+
+
+def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
+            stage: Callable[[str], None] = lambda msg: None) -> Plan:
+    """Set the corpus up if needed, load its queries, resolve their gold; raises BenchError."""
+    if not setup.is_set_up(corpora_root, corpus):
+        stage(f"setting up corpus {corpus.name}")
+    done = setup.setup(corpus, corpora_root)
+    if corpus.queries_path is None:
+        raise CorpusError(f"corpus {corpus.name!r} has no query set in corpora.toml")
+    qs = load_queries(corpus.queries_path)
+    report = resolve_set(corpus, done.tree, qs, setup.dirs(corpora_root.resolve(), corpus).gold)
+    if report.failures:
+        raise QueryError(f"corpus {corpus.name!r}: {len(report.failures)} gold item(s) "
+                         f"do not resolve (first: {report.failures[0]})",
+                         hint=f"run `bench validate --corpus {corpus.name}`")
+    chosen = qs.queries[:limit] if limit else qs.queries
+    return Plan(corpus, done.manifest, done.tree, qs, chosen, report.spans)
+
+
+def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
+    """Rotate the engine order by corpus so no engine always runs first."""
+    if not specs:
+        return specs
+    shift = corpus_index % len(specs)
+    return specs[shift:] + specs[:shift]
+
+
+def cells(plans: list[Plan], specs: list[LoadedSpec],
+          shard: tuple[int, int] | None) -> list[tuple[Plan, LoadedSpec]]:
+    """Every (corpus, engine) cell in run order, or this shard's share of them.
+
+    Cell j belongs to shard (j mod N) + 1.
+    """
+    order = [(plan, loaded) for i, plan in enumerate(plans) for loaded in interleave(specs, i)]
+    if shard is None:
+        return order
+    index, count = shard
+    return [cell for j, cell in enumerate(order) if j % count == index - 1]

@@ -1,0 +1,78 @@
+"""Markdown for a README or a pull request: a table per corpus, flags explained
+under it, the paired comparisons, and the environment and pins in a footer."""
+
+from __future__ import annotations
+
+from ..results.schema import ResultFile, Row
+from .table import FLAG_HELP, fmt, index_cells, mib, secs
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _row(result: ResultFile, r: Row) -> list[str]:
+    m = r.metrics
+    idx_time, idx_rss = index_cells(r, " ", " MiB")
+    tok = fmt(m.get("tokens@10"), 0) + ("\\*" if r.token_column == "corpus" else "")
+    cells = [f"**{r.engine}**" if r.headline else r.engine, str(r.per_file), r.search.mode,
+             idx_time, idx_rss, secs(r.search.p50_s, " "), secs(r.search.p95_s, " "),
+             mib(r.search.peak_rss_bytes, " MiB"), tok]
+    cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
+    cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
+    cells += [fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
+    return [_cell(c) for c in cells]
+
+
+def render_markdown(result: ResultFile) -> str:
+    out: list[str] = []
+    head = ["engine", "per_file", "mode", "index", "index RSS", "p50", "p95", "search RSS",
+            "tok@10"]
+    head += [f"file@{k}" for k in result.cutoffs] + [f"chunk@{k}" for k in result.cutoffs]
+    head += ["MRR", "zero-miss", "flags"]
+    for corpus, info in result.corpora.items():
+        rows = [r for r in result.rows if r.corpus == corpus]
+        out.append(f"### {corpus}: {info.files} files ({info.tier}), {info.queries} queries\n")
+        out.append(f"`tree=` {info.tree}  \n`pin=` {info.pin}\n")
+        if not rows:
+            out.append("_no rows_\n")
+        else:
+            out.append("| " + " | ".join(head) + " |")
+            out.append("|" + "---|" * len(head))
+            out.extend("| " + " | ".join(_row(result, r)) + " |" for r in rows)
+            out.append("")
+            used = sorted({f.split("=")[0] for r in rows for f in r.flags} & set(FLAG_HELP))
+            notes = ["file@k / chunk@k: recall at cutoff k, mean with the 95% bootstrap "
+                     "interval at k=10; n/e: not entered; bold: the headline row "
+                     "(per_file 1)."]
+            notes += [f"`{flag}`: {FLAG_HELP[flag]}" for flag in used]
+            out.extend(f"- {n}" for n in notes)
+            out.append("")
+        comps = [c for c in result.comparisons if c.corpus == corpus]
+        if comps:
+            out.append("Paired comparisons (Holm-corrected across pairs):\n")
+            out.append("| metric | A | B | n | A − B [95% CI] | test | p (Holm) |")
+            out.append("|---|---|---|---|---|---|---|")
+            for c in comps:
+                delta = "" if c.delta is None else f"{c.delta:+.3f}"
+                if c.lo is not None and c.hi is not None:
+                    delta += f" [{c.lo:+.3f}, {c.hi:+.3f}]"
+                p = "" if c.p_adjusted is None else (
+                    "<0.001" if c.p_adjusted < 0.001 else f"{c.p_adjusted:.3f}")
+                out.append(f"| {c.metric} | {c.engine_a} | {c.engine_b} | {c.n} | {delta} | "
+                           f"{c.test} | {p} |")
+            out.append("")
+    failures = result.failures
+    if failures:
+        out.append("Failed combinations (gaps, not zeros):\n")
+        out.extend(f"- {f.engine} × {f.corpus} ({f.stage}): {_cell(f.message.splitlines()[0])}"
+                   for f in failures)
+        out.append("")
+    env = result.environment
+    engines = ", ".join(f"{e.name} {e.version or ''}".strip() for e in result.engines.values())
+    out.append(f"<sub>codesearch-bench {result.bench_version}, protocol {result.protocol_version}"
+               f", {result.created}; Python {env.get('python')} on {env.get('os')} "
+               f"({env.get('cpu')}, {env.get('cpus')} CPUs); engines: {_cell(engines)}"
+               + ("; **interrupted: partial results**" if result.interrupted else "")
+               + "</sub>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,50 @@
+"""Render `bench setup` and `bench validate`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..corpus.setup import SetupOutcome
+from ..gold.check import CorpusCheck
+
+
+def render_setup(console: Console, outcomes: list[SetupOutcome]) -> None:
+    table = Table(title="corpora")
+    for col in ("corpus", "status", "files", "tier", "MiB", "languages", "how"):
+        table.add_column(col, overflow="fold")
+    for o in outcomes:
+        if o.result is None:
+            table.add_row(escape(o.name), "[red]failed[/]", "", "", "", "", escape(str(o.error)))
+            continue
+        m = o.result.manifest
+        langs = ", ".join(f"{k} {v}" for k, v in sorted(m.languages.items(),
+                                                          key=lambda kv: -kv[1])[:4])
+        table.add_row(o.name, "cached" if o.result.cached else "[green]ready[/]", str(m.files),
+                      m.tier, f"{m.bytes / 2**20:.1f}", langs, escape(o.result.how))
+    console.print(table)
+    for o in outcomes:
+        if o.result is not None:
+            console.print(f"tree={escape(str(o.result.tree))}")
+    for o in outcomes:
+        if o.error is not None:
+            console.print(f"[bold red]error[/] {escape(o.name)}: {escape(str(o.error))}")
+
+
+def render_validate(console: Console, checks: list[CorpusCheck]) -> None:
+    table = Table(title="validate")
+    for col in ("corpus", "files", "tier", "queries", "gold resolved", "lint", "status"):
+        table.add_column(col)
+    for c in checks:
+        m = c.manifest
+        gold = f"{c.report.resolved}/{c.report.total}" if c.report else "-"
+        table.add_row(c.name, str(m.files) if m else "-", m.tier if m else "-", str(c.queries),
+                      gold, str(len(c.lint)), "[green]ok[/]" if c.ok else "[red]FAILED[/]")
+    console.print(table)
+    for c in checks:
+        problems = c.errors + c.lint + (c.report.failures if c.report else [])
+        for p in problems:
+            console.print(f"[red]✗[/] {c.name}: {escape(p)}", soft_wrap=True)
+
+

@@ -1,0 +1,1 @@
+"""The result file: its schema with load/dump, and merging several into one."""

@@ -1,0 +1,215 @@
+"""The result file: versioned, self-describing JSON written by `bench compare`.
+
+Everything a report needs is here, so `bench report` never re-runs an engine:
+the environment, each corpus pin and query-set hash, each engine's spec hash,
+rendered commands and version, every row's aggregates with confidence
+intervals, the paired comparisons, every query's outcome, and the failed
+combinations. `protocol/result.schema.json` is generated from these models.
+
+Field reference (all times in seconds, all memory in bytes):
+
+- `rows[].metrics[name]`: mean over the row's queries with a 95% bootstrap
+  CI (`lo`, `hi`; 1000 resamples, seed 0). Names: `file.recall@k`,
+  `file.hit@k`, `file.mrr`, `file.ndcg@10`, `file.map@k`, `file.p@1`,
+  `zero_miss`, the same with `chunk.` when chunk metrics are entered, and
+  `tokens@k` (mean tokens shown in the top k slots).
+- `rows[].flags`: `!!`-level problems with the adapter (`no_spans`,
+  `depth`), `*` (priced from the corpus), `chunk_not_entered`,
+  `errors=N`, `outside=N`.
+- `rows[].queries[]`: per query: latency, error, raw hit count, results
+  outside the tree, the top slots (path and chunk spans), gains, first gold
+  file/chunk slot, tokens at each cutoff and tokens before the first gold
+  chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import UsageError
+
+SCHEMA_VERSION = 1
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Estimate(_M):
+    mean: float | None
+    lo: float | None
+    hi: float | None
+    n: int
+
+
+class SlotOut(_M):
+    path: str
+    chunks: list[tuple[int | None, int | None]]
+
+
+class QueryOutcome(_M):
+    id: str
+    latency_s: float | None = None
+    error: str | None = None
+    raw_hits: int = 0
+    outside: int = 0
+    slots: list[SlotOut] = Field(default_factory=list, description="top slots (up to 20)")
+    n_slots: int = 0
+    file_gains: list[int] = Field(default_factory=list)
+    chunk_gains: list[int] | None = None
+    first_file_slot: int | None = None
+    first_chunk_slot: int | None = None
+    tokens: dict[str, int] | None = Field(default=None, description="tokens@k shown")
+    tokens_to_first_gold: int | None = None
+    chunk_entered: bool = Field(
+        default=False, description="chunk metrics apply: the engine has spans and gold a span")
+    scores: dict[str, float] = Field(default_factory=dict)
+    replaced_bytes: int = Field(default=0, description="undecodable output bytes replaced")
+    line_zero: bool = Field(
+        default=False, description="a result at line 0 although the spec says line_base 1")
+    leftovers: int = Field(default=0, description="processes left running, killed and reaped")
+    depth_limited: bool = Field(
+        default=False, description="raw results reached n but filled fewer slots than k")
+    no_spans: bool = False
+
+
+class IndexOut(_M):
+    cached: bool
+    wall_s: float | None = None
+    peak_rss_bytes: int | None = None
+    rss_method: str | None = None
+    state_bytes: int | None = None
+    files: int | None = None
+    chunks: int | None = None
+    command: list[str] | None = None
+    leftovers: int = 0
+
+
+class SearchOut(_M):
+    mode: Literal["oneshot", "persistent"]
+    p50_s: float | None = None
+    p95_s: float | None = None
+    peak_rss_bytes: int | None = Field(default=None, description="persistent engines only")
+    restarts: int = 0
+    command: list[str] | None = Field(default=None, description="first rendered search command")
+
+
+class Row(_M):
+    engine: str
+    corpus: str
+    per_file: int
+    headline: bool
+    tree: str
+    k: list[int]
+    n: int
+    spans: bool
+    token_column: Literal["text", "corpus", "none"]
+    index: IndexOut
+    search: SearchOut
+    metrics: dict[str, Estimate]
+    flags: list[str]
+    errors: int
+    queries: list[QueryOutcome]
+
+
+class Comparison(_M):
+    corpus: str
+    per_file: int
+    metric: str
+    engine_a: str
+    engine_b: str
+    n: int
+    delta: float | None
+    lo: float | None
+    hi: float | None
+    p: float | None
+    p_adjusted: float | None
+    test: str
+
+
+class Failure(_M):
+    engine: str
+    corpus: str
+    stage: Literal["spec", "setup", "gold", "index", "search", "start"]
+    message: str
+    stderr_tail: str | None = None
+
+
+class CorpusOut(_M):
+    name: str
+    pin: str
+    identity: str
+    tree: str
+    files: int
+    tier: str
+    languages: dict[str, int]
+    queries: int
+    query_set: str
+    query_set_sha256: str
+
+
+class EngineOut(_M):
+    name: str
+    spec_file: str
+    spec_sha256: str
+    version: str | None
+    mode: str
+    requires: str | None
+
+
+class ResultFile(_M):
+    schema_version: int = SCHEMA_VERSION
+    protocol_version: str
+    bench_version: str
+    created: str
+    interrupted: bool = Field(
+        default=False, description="Ctrl-C stopped the run: only finished cells are here")
+    shard: str | None = Field(default=None, description="I/N when this file is one shard")
+    environment: dict[str, object]
+    cutoffs: list[int]
+    corpora: dict[str, CorpusOut]
+    engines: dict[str, EngineOut]
+    rows: list[Row]
+    comparisons: list[Comparison]
+    failures: list[Failure]
+
+    @classmethod
+    def load(cls, path: Path) -> ResultFile:
+        """Read a result file; anything else is a UsageError naming the file."""
+        try:
+            return cls.model_validate_json(path.read_bytes())
+        except FileNotFoundError:
+            raise UsageError(f"{path}: no such result file") from None
+        except ValueError as exc:
+            first = str(exc).splitlines()[:3]
+            raise UsageError(f"{path}: not a codesearch-bench result file ({' '.join(first)})",
+                             hint="result files are written by `bench compare --json`") from None
+
+    def dump(self, path: Path) -> None:
+        """Write atomically: a reader never sees half a file."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(self.model_dump(mode="json"), fh, indent=1)
+                fh.write("\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def dumps(self) -> str:
+        return self.model_dump_json(indent=1) + "\n"
+
+
+def result_json_schema() -> dict[str, object]:
+    schema = ResultFile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "codesearch-bench result file"
+    return schema

@@ -1,0 +1,1 @@
+"""Scoring: normalize, collapse and grade answers; metrics, statistics, tokens and rows."""

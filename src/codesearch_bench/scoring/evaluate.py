@@ -1,0 +1,111 @@
+"""One engine answer -> one graded outcome: the step compare and probe share.
+
+`evaluate` takes what a search returned, the query's gold spans and the spec,
+and does everything scoring needs in one order: normalize paths and lines,
+collapse to one slot per file, grade against gold, score every metric, and
+count the tokens shown. `bench compare` stores its outcome; `bench probe`
+shows the same outcome with the steps in between, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..corpus.tree import TreeText
+from ..engine.driver import SearchResult
+from ..engine.spec import EngineSpec
+from ..model import Slot, Span
+from ..results.schema import QueryOutcome, SlotOut
+from . import metrics, tokens
+from .grade import Grade, depth_limited, grade, lacks_spans
+from .normalize import Normalized, collapse, normalize
+
+KEEP_SLOTS = 20  # the slots stored per query: the largest default cutoff
+
+
+@dataclass
+class Evaluation:
+    """The outcome, and the intermediate steps probe shows."""
+
+    outcome: QueryOutcome
+    normalized: Normalized | None = None
+    slots: list[Slot] = field(default_factory=list)
+    graded: Grade | None = None
+
+
+def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineSpec, *,
+             text: TreeText, per_file: int, cutoffs: Sequence[int],
+             tree_files: int) -> Evaluation:
+    out = QueryOutcome(id=query_id, latency_s=found.latency_s, error=found.error,
+                       raw_hits=len(found.hits), leftovers=found.leftovers,
+                       replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
+                       chunk_entered=spec.spans and any(not g.file_level for g in gold))
+    evaluation = Evaluation(out)
+    if found.error is not None:
+        return evaluation
+    out.line_zero = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
+    norm = normalize(found.hits, text.root, strip_prefix=spec.strip_prefix,
+                     line_base=spec.line_base)
+    evaluation.normalized = norm
+    out.outside = norm.outside
+    slots = collapse(norm.hits, per_file)
+    evaluation.slots = slots
+    if not gold:
+        out.error = "no resolved gold for this query"
+        return evaluation
+    graded = grade(slots, gold, spans=spec.spans)
+    evaluation.graded = graded
+    k_max = max(cutoffs)
+    out.n_slots = len(slots)
+    # Built from values the harness made itself: skip re-validating 20 models a query.
+    out.slots = [SlotOut.model_construct(path=s.path, chunks=[(h.start, h.end) for h in s.chunks])
+                 for s in slots[:KEEP_SLOTS]]
+    out.file_gains = list(graded.file_gains[:KEEP_SLOTS])
+    out.chunk_gains = list(graded.chunk_gains[:KEEP_SLOTS]) if graded.chunk_gains else (
+        [] if graded.chunk_gains is not None else None)
+    out.first_file_slot = graded.first_file_slot
+    out.first_chunk_slot = graded.first_chunk[0] if graded.first_chunk else None
+    out.depth_limited = depth_limited(len(found.hits), k_max * spec.candidates, len(slots),
+                                      k_max, tree_files)
+    out.no_spans = lacks_spans(found.hits, spec.spans)
+    out.scores = scores(graded, cutoffs)
+    if spec.has_token_column:
+        out.tokens, out.tokens_to_first_gold = _tokens(spec, text, slots, graded, cutoffs)
+    return evaluation
+
+
+def scores(graded: Grade, cutoffs: Sequence[int]) -> dict[str, float]:
+    """file.* and chunk.* metrics; MRR and zero-miss look 20 slots deep whatever the cutoffs."""
+    file = metrics.query_scores(graded.file_gains, graded.n_gold, cutoffs=cutoffs,
+                                depth=metrics.MRR_DEPTH)
+    zero_miss = file.pop("zero_miss")
+    out = {f"file.{name}": value for name, value in file.items()}
+    if graded.chunk_gains is not None:
+        chunk = metrics.query_scores(graded.chunk_gains, graded.n_gold_chunks,
+                                     cutoffs=cutoffs, depth=metrics.MRR_DEPTH)
+        del chunk["zero_miss"]  # zero-miss is about files, entered once
+        out.update({f"chunk.{name}": value for name, value in chunk.items()})
+    out["zero_miss"] = zero_miss
+    return out
+
+
+def _tokens(spec: EngineSpec, text: TreeText, slots: list[Slot], graded: Grade,
+            cutoffs: Sequence[int]) -> tuple[dict[str, int], int | None]:
+    per_chunk: list[list[int]] = []
+    for slot in slots[:max(cutoffs)]:
+        counts = []
+        for hit in slot.chunks:
+            if spec.text_from_corpus:
+                shown = "\n".join(text.at(slot.path, hit.start, hit.end) or [])
+            else:
+                shown = hit.text or ""
+            counts.append(tokens.count(shown))
+        per_chunk.append(counts)
+    shown_at = {f"tokens@{k}": sum(sum(c) for c in per_chunk[:k]) for k in cutoffs}
+    before = None
+    if graded.first_chunk is not None and graded.first_chunk[0] <= len(per_chunk):
+        slot_rank, chunk_index = graded.first_chunk
+        before = sum(sum(c) for c in per_chunk[:slot_rank - 1])
+        before += sum(per_chunk[slot_rank - 1][:chunk_index + 1])
+    return shown_at, before
