@@ -38,10 +38,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from codesearch_bench import corpora, driver, process, queries, runner, workdir  # noqa: E402
+from codesearch_bench import runner, workdir  # noqa: E402
 from codesearch_bench.commands import compare  # noqa: E402
-from codesearch_bench.goldset import GoldSpan  # noqa: E402
-from codesearch_bench.spec import load_spec  # noqa: E402
+from codesearch_bench.corpus.config import load_corpora  # noqa: E402
+from codesearch_bench.corpus.setup import setup as setup_corpus  # noqa: E402
+from codesearch_bench.engine import driver, process  # noqa: E402
+from codesearch_bench.engine.spec import load_spec  # noqa: E402
+from codesearch_bench.gold import queries  # noqa: E402
+from codesearch_bench.model import Span  # noqa: E402
 
 NULL_ENGINE = """
 import json, sys
@@ -59,9 +63,9 @@ def median(values: list[float]) -> float:
 
 # -- 1. one-shot overhead ------------------------------------------------------
 def oneshot(corpora_root: Path, rounds: int) -> dict[str, float]:
-    table = corpora.load_corpora(REPO / "corpora.toml")
+    table = load_corpora(REPO / "corpora.toml")
     corpus = table["rich"]
-    setup = corpora.setup(corpus, corpora_root)
+    setup = setup_corpus(corpus, corpora_root)
     assert corpus.queries_path is not None
     qs = queries.load_queries(corpus.queries_path)
     loaded = load_spec(REPO / "engines" / "grep.json")
@@ -72,11 +76,11 @@ def oneshot(corpora_root: Path, rounds: int) -> dict[str, float]:
                 for pf in runner.per_file_passes(loaded.spec.per_file) for q in qs.queries]
     opts = compare.Options(engines=[loaded.file], corpora_file=REPO / "corpora.toml",
                            corpora_root=corpora_root, work=work, corpus="rich")
-    compare.run(opts)  # warm: gold cache, page cache, imports
+    compare.execute(opts)  # warm: gold cache, page cache, imports
     harness, plain = [], []
     for _ in range(rounds):
         start = time.perf_counter()
-        compare.run(opts)
+        compare.execute(opts)
         harness.append(time.perf_counter() - start)
         start = time.perf_counter()
         for cmd in commands:
@@ -104,7 +108,7 @@ def _null_cell(tmp: Path, n_queries: int) -> runner.Cell:
     qs = [queries.Query(id=f"q{i}", query=f"query number {i}",
                         gold=[queries.GoldRef(path=f"f{i % 25}.py", symbol=None)])
           for i in range(n_queries)]
-    gold = {q.id: [GoldSpan(q.gold[0].path, 1, 3, None, None)] for q in qs}
+    gold = {q.id: [Span(q.gold[0].path, 1, 3)] for q in qs}
     return runner.Cell(loaded=load_spec(spec), corpus="null", corpus_pin="x", tree=tree,
                        state=tmp / "state", lang="", queries=qs, gold=gold, cutoffs=(5, 10, 20),
                        tree_files=20)
@@ -160,7 +164,7 @@ def harness_rss(corpora_root: Path) -> float:
     """Peak RSS (MiB) of a fresh bench process running a grep comparison on rich."""
     code = ("import sys; from pathlib import Path; "
             "from codesearch_bench.commands import compare; "
-            f"compare.run(compare.Options(engines=[Path({str(REPO / 'engines/grep.json')!r})], "
+            f"compare.execute(compare.Options(engines=[Path({str(REPO / 'engines/grep.json')!r})], "
             f"corpora_file=Path({str(REPO / 'corpora.toml')!r}), "
             f"corpora_root=Path({str(corpora_root)!r}), "
             f"work=Path({tempfile.mkdtemp(prefix='overhead-rss-')!r}), corpus='rich')); "
