@@ -10,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from codesearch_bench.engine.durations import format_duration, parse_duration
+from codesearch_bench.engine.durations import parse_duration
 from codesearch_bench.engine.spec import (
     DEFAULT_INDEX_TIMEOUT,
     DEFAULT_SEARCH_TIMEOUT,
@@ -385,12 +385,3 @@ def test_parse_duration(text: object, seconds: float) -> None:
 def test_parse_duration_rejects(bad: object) -> None:
     with pytest.raises(ValueError):
         parse_duration(bad)
-
-
-@pytest.mark.parametrize(
-    ("seconds", "text"),
-    [(120.0, "2m"), (5400.0, "90m"), (7200.0, "2h"), (86400.0, "1d"), (30.0, "30s"),
-     (0.25, "0.25s"), (90.5, "90.5s")],
-)
-def test_format_duration(seconds: float, text: str) -> None:
-    assert format_duration(seconds) == text

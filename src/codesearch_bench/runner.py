@@ -19,7 +19,7 @@ from .engine import driver, state
 from .engine.driver import Context, Rendered, Searcher, SearchResult
 from .engine.process import Measurement
 from .engine.spec import LoadedSpec
-from .errors import BenchError
+from .errors import BenchError, Stage
 from .gold.queries import Query
 from .model import Span
 from .results.schema import Failure, IndexOut, Row, SearchOut
@@ -169,7 +169,7 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
                     stderr_tail=searcher.session.stderr_tail() or None
                     if searcher.session else None)
     except BenchError as exc:
-        stage = "start" if loaded.spec.mode == "persistent" else "search"
+        stage: Stage = "start" if loaded.spec.mode == "persistent" else "search"
         result.failure = Failure(engine=loaded.name, corpus=cell.corpus, stage=stage,
                                  message=str(exc))
     return result

@@ -110,8 +110,7 @@ def _extract_tar(archive: Path, tmp: Path) -> None:
             if member.issym():
                 os.symlink(member.linkname, out)
             elif member.islnk():
-                target = tmp / _strip(_clean(member.linkname, archive), top)
-                os.link(target, out)
+                os.link(tmp / _strip(_clean(member.linkname, archive), top), out)
             elif member.isfile():
                 src = tar.extractfile(member)
                 assert src is not None

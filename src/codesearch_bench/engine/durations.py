@@ -30,12 +30,3 @@ def parse_duration(value: object) -> float:
     if seconds <= 0:
         raise ValueError(f"{value!r}: a timeout must be longer than zero")
     return seconds
-
-
-def format_duration(seconds: float) -> str:
-    """The shortest exact spelling, for messages: 120.0 -> '2m'."""
-    for unit in ("d", "h", "m", "s"):
-        size = _UNITS[unit]
-        if seconds >= size and float(seconds / size).is_integer():
-            return f"{int(seconds / size)}{unit}"
-    return f"{seconds:g}s"

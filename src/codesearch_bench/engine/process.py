@@ -163,7 +163,7 @@ def run(
         raise
     finally:
         waiter.join(timeout=max(grace, 5.0) * 2)
-        proc.returncode = status.get("code", -9)  # type: ignore[assignment]
+        proc.returncode = status.get("code", -9)
         reaper.disown(proc.pid)
 
     # The main process is gone; anything of its tree still running is a leftover.

@@ -40,7 +40,7 @@ def become_subreaper() -> bool:
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        ok = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
     _subreaper_done = ok
@@ -167,9 +167,9 @@ class Tree:
                 self.seen.pop(pid, None)
         for pid in procs:
             if pid != self.root_pid and pid not in self.seen:
-                ident = identity(pid)
-                if ident is not None:
-                    self.seen[pid] = ident
+                first_seen = identity(pid)
+                if first_seen is not None:
+                    self.seen[pid] = first_seen
         return list(procs.values())
 
     def _fast_pids(self) -> list[int]:
@@ -191,9 +191,9 @@ class Tree:
             kids = _children(pid)
             for kid in kids:
                 if kid not in self.seen and kid != self.root_pid:
-                    ident = identity(kid)
-                    if ident is not None:
-                        self.seen[kid] = ident
+                    first_seen = identity(kid)
+                    if first_seen is not None:
+                        self.seen[kid] = first_seen
             stack.extend(kids)
         return found
 

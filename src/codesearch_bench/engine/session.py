@@ -217,7 +217,11 @@ class EngineSession:
         if proc.poll() is not None:
             done.set()
         else:
-            threading.Thread(target=lambda: (proc.wait(), done.set()), daemon=True).start()
+            def wait_then_mark() -> None:
+                proc.wait()
+                done.set()
+
+            threading.Thread(target=wait_then_mark, daemon=True).start()
         tree.stop(grace=self.grace, root_done=done)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)

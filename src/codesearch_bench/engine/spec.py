@@ -292,10 +292,14 @@ def _describe(file: Path, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
+_NESTED: dict[str, type[BaseModel]] = {"index": CommandSpec, "search": CommandSpec,
+                                       "parse": ParseSpec}
+
+
 def _suggest(loc: list[str]) -> str:
     model: type[BaseModel] = EngineSpec
     for part in loc[:-1]:
-        nested = {"index": CommandSpec, "search": CommandSpec, "parse": ParseSpec}.get(part)
+        nested = _NESTED.get(part)
         if nested is None:
             return ""
         model = nested

@@ -19,7 +19,8 @@ from functools import lru_cache
 
 import jinja2
 from jinja2 import meta
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 _GO_STYLE = re.compile(r"\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

@@ -89,8 +89,8 @@ def render_compare(console: Console, result: ResultFile) -> None:
         if comps:
             ct = Table(title=f"{corpus}: paired comparisons (Holm-corrected across pairs)",
                        title_justify="left")
-            for c in ("metric", "A", "B", "n", "A - B [95% CI]", "test", "p", "p (Holm)"):
-                ct.add_column(c)
+            for column in ("metric", "A", "B", "n", "A - B [95% CI]", "test", "p", "p (Holm)"):
+                ct.add_column(column)
             for c in comps:
                 delta = "" if c.delta is None else f"{c.delta:+.3f}"
                 if c.lo is not None and c.hi is not None:

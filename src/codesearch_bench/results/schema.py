@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import UsageError
+from ..errors import Stage, UsageError
 
 SCHEMA_VERSION = 1
 
@@ -100,6 +100,9 @@ class SearchOut(_M):
     command: list[str] | None = Field(default=None, description="first rendered search command")
 
 
+TokenColumn = Literal["text", "corpus", "none"]
+
+
 class Row(_M):
     engine: str
     corpus: str
@@ -109,7 +112,7 @@ class Row(_M):
     k: list[int]
     n: int
     spans: bool
-    token_column: Literal["text", "corpus", "none"]
+    token_column: TokenColumn
     index: IndexOut
     search: SearchOut
     metrics: dict[str, Estimate]
@@ -136,7 +139,7 @@ class Comparison(_M):
 class Failure(_M):
     engine: str
     corpus: str
-    stage: Literal["spec", "setup", "gold", "index", "search", "start"]
+    stage: Stage
     message: str
     stderr_tail: str | None = None
 

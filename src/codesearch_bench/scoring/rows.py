@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.spec import LoadedSpec
-from ..results.schema import Comparison, Estimate, IndexOut, QueryOutcome, Row, SearchOut
+from ..results.schema import (
+    Comparison,
+    Estimate,
+    IndexOut,
+    QueryOutcome,
+    Row,
+    SearchOut,
+    TokenColumn,
+)
 from . import stats
 
 PAIRED_METRICS = {"file.hit@10": "binary", "chunk.hit@10": "binary", "file.mrr": "continuous",
@@ -39,7 +47,8 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
                index: IndexOut, search: SearchOut, passes: list[Pass]) -> list[Row]:
     """One row per per_file pass; the first is the headline."""
     spec = loaded.spec
-    token_column = "corpus" if spec.text_from_corpus else "text" if spec.tokens else "none"
+    token_column: TokenColumn = ("corpus" if spec.text_from_corpus else
+                                 "text" if spec.tokens else "none")
     rows = []
     for i, run in enumerate(passes):
         rows.append(Row(

@@ -109,7 +109,7 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> float:
     if m == 0:
         return 1.0
     tail = sum(math.comb(m, i) for i in range(min(only_a, only_b) + 1))
-    return min(1.0, 2 * tail / 2**m)
+    return min(1.0, 2 * tail / float(2**m))
 
 
 def paired_randomization(

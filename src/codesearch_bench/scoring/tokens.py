@@ -180,7 +180,8 @@ def _encoding(name: str) -> _Counter:
 
 def _load(name: str, spec: _Spec) -> _Counter:
     try:
-        from tiktoken import _tiktoken  # the Rust core that tiktoken.Encoding wraps
+        # The Rust core that tiktoken.Encoding wraps; tiktoken ships no stub for it.
+        from tiktoken import _tiktoken  # type: ignore[attr-defined]
     except ImportError:
         raise _missing(TOKENIZER_PACKAGE) from None
     ranks = _parse_ranks(_read_ranks(name, spec))

@@ -77,8 +77,9 @@ def npm_pack(package: str, version: str, dest_dir: Path) -> Path:
             info = json.loads(proc.stdout)[0]
         except (ValueError, IndexError, KeyError):
             raise CorpusError(f"npm pack {package}@{version}: unreadable output") from None
-        produced = Path(tmp) / info["filename"]
-        final = dest_dir / info["filename"].replace("/", "-")
+        filename = str(info["filename"])
+        produced = Path(tmp) / filename
+        final = dest_dir / filename.replace("/", "-")
         os.replace(produced, final)
     return final
 

@@ -17,7 +17,8 @@ def _go_type_name(node: Node | None) -> str:
     while node is not None and node.type in ("pointer_type", "generic_type", "qualified_type",
                                              "parenthesized_type"):
         inner = field(node, "type") or field(node, "name")
-        node = inner if inner is not None else (node.named_children or [None])[-1]
+        children = node.named_children
+        node = inner if inner is not None else (children[-1] if children else None)
     return text(node) if node is not None else ""
 
 

@@ -44,9 +44,10 @@ def render_plots(result: ResultFile, out_dir: Path, *,
         for corpus in corpora_of(result):
             ctx = Ctx(result, corpus, colours)
             stem = re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
-            for kind, draw in (("scores", draw_scores), ("timing", draw_timing),
-                               ("pareto", draw_pareto), ("budget", draw_budget)):
-                fig = draw(ctx, per_file) if kind == "scores" else draw(ctx)
+            figures = (("scores", lambda c: draw_scores(c, per_file)), ("timing", draw_timing),
+                       ("pareto", draw_pareto), ("budget", draw_budget))
+            for kind, draw in figures:
+                fig = draw(ctx)
                 path = out_dir / f"{stem}-{kind}.png"
                 save_figure(fig, path)
                 written.append(path)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...results.schema import Row
 
@@ -51,7 +51,7 @@ def _marker(i: int) -> str:
     return MARKERS[(i + 3 * (i // len(OKABE_ITO))) % len(MARKERS)]
 
 
-def _style(i: int) -> str:
+def _style(i: int) -> Any:  # one of STYLES; matplotlib types linestyle as a Literal
     return STYLES[(i + i // len(OKABE_ITO)) % len(STYLES)]
 
 

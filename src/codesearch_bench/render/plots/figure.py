@@ -120,7 +120,9 @@ def new_figure(main_h: float, legend_items: int, notes: list[str],
     foot_h = 0.14 + 0.2 * legend_rows + 0.145 * len(lines)
     fig = Figure(figsize=(WIDTH_IN, main_h + foot_h), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)  # so canvas.draw() lays the figure out before labels are placed
-    main, foot = fig.subfigures(2, 1, height_ratios=[main_h, foot_h])
+    # Two rows of subfigures come back as an array (matplotlib types it as either).
+    pair: Any = fig.subfigures(2, 1, height_ratios=[main_h, foot_h])
+    main, foot = pair
     if lines:
         foot.text(0.012, 0.04, "\n".join(lines), transform=foot.transSubfigure, ha="left",
                   va="bottom", fontsize=7.5, color="#333333", linespacing=1.35)

@@ -55,9 +55,10 @@ def draw_pareto(ctx: Ctx) -> Figure:
     ax.set_xlim(min(xs) / 2.5, max(xs) * 2.5)
     ax.set_ylim(-0.03, 1.05)
     ms_axis(ax)
-    for pick, style in ((2, "-"), (3, ":")):
-        front = pareto_front([(d[1], d[pick].mean) for d in drawn
-                              if d[pick] is not None and d[pick].mean is not None])
+    for granularity, style in (("file", "-"), ("chunk", ":")):
+        front = pareto_front([(x, est.mean) for _, x, f, c in drawn
+                              if (est := f if granularity == "file" else c) is not None
+                              and est.mean is not None])
         if front:
             fx = [p[0] for p in front] + [ax.get_xlim()[1]]
             fy = [p[1] for p in front] + [front[-1][1]]
