@@ -57,6 +57,15 @@ def test_ruff_clean() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_src_type_checks_strict() -> None:
+    """py.typed ships, so the types must hold: mypy --strict (pyproject's [tool.mypy])."""
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True,
+                          text=True)
+    if "No module named mypy" in proc.stderr:
+        pytest.fail("mypy is part of the test extra: pip install -e '.[test]'")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_readme_test_command_is_what_ci_runs() -> None:
     readme = (REPO / "README.md").read_text()
     block = readme.split("<!-- test-command -->")[1].split("<!-- /test-command -->")[0]

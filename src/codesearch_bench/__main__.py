@@ -1,3 +1,5 @@
+"""`python -m codesearch_bench`: the same as the `bench` command."""
+
 from __future__ import annotations
 
 import sys

@@ -1,0 +1,1 @@
+"""The commands: each module is one `bench` subcommand with `run(args, ui) -> int`."""
