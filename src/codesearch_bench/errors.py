@@ -40,6 +40,16 @@ class EngineFailed(BenchError):
     exit_code = 1
 
 
+class CommandRejected(EngineFailed):
+    """The OS refused a rendered command itself (an argument too long, a NUL byte).
+
+    That one query fails with this message; the cell and its other queries go on.
+    """
+
+    hint = ("pass long or binary queries on stdin (`search.stdin: \"{{query}}\"`) or use "
+            "`mode: \"persistent\"`")
+
+
 class UsageError(BenchError):
     """The command line itself is wrong."""
 
