@@ -1,4 +1,7 @@
-"""The bm25 engine (scripts/bm25-engine): chunking, tokens, ranking, safety, both modes."""
+"""The bm25 engine (scripts/bm25-engine) and its chunker (scripts/chunking.py).
+
+Chunking, tokens, ranking, safety, both modes.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ def _load() -> ModuleType:
 
 
 bm25 = _load()
+chunking = sys.modules["chunking"]  # imported by the engine, from scripts/
 
 CELLS = '''import unicodedata
 
@@ -131,10 +135,10 @@ def test_words_split_identifiers_and_keep_them_whole() -> None:
 
 def test_python_definitions_include_decorators_and_rest_is_windowed() -> None:
     lines = CONFIG.split("\n")[:-1]
-    chunks = bm25.chunk_file("pkg/config.py", CONFIG)
-    assert bm25.Chunk(4, 8, "load_settings") in chunks  # from the decorator line
-    assert bm25.Chunk(11, 13, "save_settings") in chunks
-    assert bm25.Chunk(1, 1, "") in chunks  # the import, blank edges trimmed
+    chunks = chunking.chunk_file("pkg/config.py", CONFIG)
+    assert chunking.Chunk(4, 8, "load_settings") in chunks  # from the decorator line
+    assert chunking.Chunk(11, 13, "save_settings") in chunks
+    assert chunking.Chunk(1, 1, "") in chunks  # the import, blank edges trimmed
     covered = {i for c in chunks for i in range(c.start, c.end + 1)}
     assert all(i + 1 in covered for i, line in enumerate(lines) if line.strip())
 
@@ -142,7 +146,7 @@ def test_python_definitions_include_decorators_and_rest_is_windowed() -> None:
 def test_large_python_class_is_cut_into_header_and_methods() -> None:
     methods = "".join(f"    def m{i}(self):\n" + "        x = 1\n" * 8 + "\n" for i in range(6))
     source = "class Big:\n    \"\"\"Doc.\"\"\"\n\n    limit = 3\n\n" + methods
-    chunks = bm25.chunk_file("big.py", source)
+    chunks = chunking.chunk_file("big.py", source)
     names = [c.name for c in chunks]
     assert names[0] == "Big" and chunks[0].start == 1 and chunks[0].end == 4
     assert names[1:] == [f"Big.m{i}" for i in range(6)]
@@ -150,27 +154,27 @@ def test_large_python_class_is_cut_into_header_and_methods() -> None:
 
 def test_small_class_stays_whole_and_long_definition_is_windowed() -> None:
     small = "class Small:\n    def a(self):\n        return 1\n"
-    assert bm25.chunk_file("s.py", small) == [bm25.Chunk(1, 3, "Small")]
+    assert chunking.chunk_file("s.py", small) == [chunking.Chunk(1, 3, "Small")]
     long_def = "def long():\n" + "    x = 1\n" * 150
-    chunks = bm25.chunk_file("l.py", long_def)
+    chunks = chunking.chunk_file("l.py", long_def)
     assert all(c.name == "long" for c in chunks) and len(chunks) > 1
     assert chunks[0].start == 1 and chunks[-1].end == 151
-    assert all(c.end - c.start + 1 <= bm25.DEF_WINDOW for c in chunks)
+    assert all(c.end - c.start + 1 <= chunking.DEF_WINDOW for c in chunks)
 
 
 def test_brace_language_blocks_with_their_comments() -> None:
-    chunks = bm25.chunk_file("web/grid.js", GRID_JS)
-    assert bm25.Chunk(4, 9, "cellWidth") in chunks  # the doc comment belongs to it
-    assert bm25.Chunk(11, 15, "Grid") in chunks
+    chunks = chunking.chunk_file("web/grid.js", GRID_JS)
+    assert chunking.Chunk(4, 9, "cellWidth") in chunks  # the doc comment belongs to it
+    assert chunking.Chunk(11, 15, "Grid") in chunks
     c_source = ("/* a brace in a comment { */\n\nint\nmain(void)\n{\n  puts(\"}\");\n"
                 "  return 0;\n}\n\nstatic int two = 2;\n")
-    assert bm25.chunk_file("m.c", c_source) == [
-        bm25.Chunk(1, 1, ""), bm25.Chunk(3, 8, "main"), bm25.Chunk(10, 10, "")]
+    assert chunking.chunk_file("m.c", c_source) == [
+        chunking.Chunk(1, 1, ""), chunking.Chunk(3, 8, "main"), chunking.Chunk(10, 10, "")]
 
 
 def test_unparseable_python_falls_back_to_windows() -> None:
     source = "def broken(:\n" + "    pass\n" * 70
-    chunks = bm25.chunk_file("broken.py", source)
+    chunks = chunking.chunk_file("broken.py", source)
     assert [(c.start, c.end) for c in chunks] == [(1, 40), (31, 70), (61, 71)]
 
 
@@ -178,7 +182,7 @@ def test_chunks_cover_every_line_of_real_sources() -> None:
     for path in sorted((REPO / "src" / "codesearch_bench").rglob("*.py")):
         text = path.read_text()
         lines = text.split("\n")
-        chunks = bm25.chunk_file(path.name, text)
+        chunks = chunking.chunk_file(path.name, text)
         covered = {i for c in chunks for i in range(c.start, c.end + 1)}
         missing = [i + 1 for i, line in enumerate(lines) if line.strip() and i + 1 not in covered]
         assert not missing, f"{path}: lines {missing[:5]} in no chunk"

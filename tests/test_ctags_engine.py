@@ -126,14 +126,6 @@ def test_load_tags_keeps_definitions_and_relative_paths(tmp_path: Path) -> None:
     assert [(t["name"], t["path"]) for t in tags] == [("load", "pkg/a.py")]
 
 
-def test_attach_text_clips_to_the_file(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("one\ntwo\nthree\n")
-    hits = [{"path": "a.py", "start": 2, "end": 9}, {"path": "gone.py", "start": 1, "end": 3}]
-    ce.attach_text(str(tmp_path), hits)
-    assert hits[0]["end"] == 3 and hits[0]["text"] == "two\nthree"
-    assert hits[1]["text"] == ""
-
-
 def universal_ctags() -> bool:
     exe = shutil.which("ctags")
     if exe is None:

@@ -79,7 +79,6 @@ def test_collect_chunks_skips_binary_empty_and_vcs(small_tree: Path) -> None:
         assert c.text == "\n".join(lines[c.start - 1 : c.end])
 
 
-@pytest.mark.skipif(not (REPO / "scripts" / "bm25-engine").exists(), reason="no bm25-engine")
 def test_bm25_chunker_cuts_python_along_definitions(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()

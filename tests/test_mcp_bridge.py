@@ -1,8 +1,9 @@
 """scripts/mcp-bridge: any stdio MCP server as a persistent bench engine.
 
-The pure parts (substitution, config checks, hit extraction) are tested by
-importing the script. The rest drives the bridge through bench's own session
-and driver against tiny MCP servers in tests/fakes/ (the SDK's FastMCP):
+The pure parts (templates, config checks, hit extraction) are tested by
+importing the script and the sibling modules it loads from scripts/. The rest
+drives the bridge through bench's own session and driver against tiny MCP
+servers in tests/fakes/ (the SDK's FastMCP):
 a generic one, and stand-ins for Context7 and Neuledge Context that mimic
 their tool names and answer shapes. Those tests need the `mcp` package, an
 optional extra, and skip without it.
@@ -25,10 +26,10 @@ from typing import Any
 import pytest
 from helpers import alive, children, new_children
 
-from codesearch_bench import driver
 from codesearch_bench.cli import main
-from codesearch_bench.session import EngineSession
-from codesearch_bench.spec import load_spec
+from codesearch_bench.engine import driver
+from codesearch_bench.engine.session import EngineSession
+from codesearch_bench.engine.spec import load_spec
 
 REPO = Path(__file__).resolve().parent.parent
 BRIDGE = REPO / "scripts" / "mcp-bridge"
@@ -51,6 +52,7 @@ def load_bridge() -> ModuleType:
 
 
 bridge = load_bridge()
+bridge_config = sys.modules["mcpbridge_config"]  # imported by the bridge, from scripts/
 
 
 def write_config(tmp_path: Path, tool: str, extract: dict[str, Any],
@@ -58,7 +60,7 @@ def write_config(tmp_path: Path, tool: str, extract: dict[str, Any],
     config = {
         "server": {"command": sys.executable, "args": [str(FAKES / "mcp_server.py")]},
         "tool": tool,
-        "arguments": arguments if arguments is not None else {"query": "{query}"},
+        "arguments": arguments if arguments is not None else {"query": "{{ query }}"},
         "extract": extract,
         **extra,
     }
@@ -108,20 +110,55 @@ def no_leftovers() -> Iterator[None]:
     assert not left, f"left behind (pid, status): {left}"
 
 
-# -- substitution and configuration -------------------------------------------
+# -- templates and configuration -----------------------------------------------
 
-def test_substitute_keeps_a_whole_placeholders_type() -> None:
+def test_render_keeps_a_whole_placeholders_type() -> None:
     values = {"query": 'x "y"', "n": 60, "corpus": "rich"}
-    out = bridge.substitute({"q": "{query}", "limit": "{n}", "label": "{corpus}:{n}",
-                             "nested": ["{n}", {"x": "{{literal}} {corpus}"}], "flag": True},
-                            values, "arguments")
+    out = bridge_config.render(
+        {"q": "{{ query }}", "limit": "{{n}}", "label": "{{ corpus }}:{{ n }}",
+         "nested": ["{{ n }}", {"x": "{{ '{literal}' }} {{ corpus | upper }}"}], "flag": True},
+        values)
     assert out == {"q": 'x "y"', "limit": 60, "label": "rich:60",
-                   "nested": [60, {"x": "{literal} rich"}], "flag": True}
+                   "nested": [60, {"x": "{literal} RICH"}], "flag": True}
 
 
-def test_unknown_placeholder_names_the_known_ones() -> None:
-    with pytest.raises(bridge.BridgeError, match=r"\{qeury\}.*known: n, query"):
-        bridge.substitute("{qeury}", {"query": "a", "n": 1}, "arguments")
+def test_unknown_variable_names_the_file_the_field_and_the_known_ones(tmp_path: Path) -> None:
+    path = write_config(tmp_path, "t", {"mode": "blob", "path": "x"},
+                        {"q": "{{ qeury }}", "limit": "{{ n }}"})
+    with pytest.raises(bridge.BridgeError,
+                       match=r"t\.bridge\.json: `arguments\.q`: unknown template variable "
+                             r"qeury; available here: corpus, k, n, per_file, query, root, state"):
+        bridge.load_config(str(path), {})
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"arguments": {"query": "{query}"}}, "arguments.query"),
+    ({"server": {"command": "x", "args": ["--root", "{root}"]}}, r"server\.args\[1\]"),
+    ({"setup": [{"tool": "open", "arguments": {"path": "{root}/x"}}]}, r"setup\[0\]\.arguments"),
+    ({"extract": {"mode": "blob", "path": "docs:{root}"}}, "extract.path"),
+])
+def test_the_old_placeholder_syntax_is_refused_with_the_new_spelling(
+        tmp_path: Path, change: dict[str, Any], field: str) -> None:
+    config = {"server": {"command": "x"}, "tool": "t", "extract": {"mode": "blob", "path": "x"},
+              **change}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(config))
+    name = "query" if "query" in json.dumps(change) else "root"
+    with pytest.raises(bridge.BridgeError,
+                       match=rf"old\.json: `{field}.*old bridge placeholder syntax.*"
+                             rf"write \{{\{{ {name} \}}\}}"):
+        bridge.load_config(str(path), {"root": "/r"})
+
+
+def test_server_and_setup_see_only_the_set_values(tmp_path: Path) -> None:
+    config = {"server": {"command": "x", "args": ["{{ query }}"]}, "tool": "t",
+              "extract": {"mode": "blob", "path": "x"}}
+    path = tmp_path / "early.json"
+    path.write_text(json.dumps(config))
+    with pytest.raises(bridge.BridgeError, match=r"server\.args\[0\]`: unknown .* query"):
+        bridge.load_config(str(path), {"root": "/r"})
+    loaded = bridge.load_config(str(path), {"query": "set", "root": "/r"})
+    assert loaded.args == ["set"]
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -167,8 +204,8 @@ def text_result(text: str, **extra: Any) -> dict[str, Any]:
 
 def test_structured_hits_by_dotted_paths(tmp_path: Path) -> None:
     config = config_for(tmp_path, {"mode": "structured", "results": "data.items",
-                                   "path": "loc.file", "start": "loc.lines.0",
-                                   "end": "loc.lines.1", "text": None, "score": "score"})
+                                   "path": "loc.file", "start": "loc.lines[0]",
+                                   "end": "loc.lines[1]", "text": None, "score": "score"})
     result = {"content": [], "structuredContent": {"data": {"items": [
         {"loc": {"file": "a.py", "lines": [3, 9]}, "score": "1.5"},
         {"loc": {"file": "b.py", "lines": ["4", "4"]}, "score": 1.0},
@@ -180,6 +217,34 @@ def test_structured_hits_by_dotted_paths(tmp_path: Path) -> None:
     assert bridge.extract_hits(config, {"content": [], "structuredContent": {}}, {}) == []
     with pytest.raises(bridge.ToolFailure, match="no structuredContent"):
         bridge.extract_hits(config, text_result("just text"), {})
+
+
+def test_a_list_index_in_a_field_path_is_written_in_brackets(tmp_path: Path) -> None:
+    with pytest.raises(bridge.BridgeError, match=r"`extract\.start`.*'loc\.lines\[0\]'"):
+        config_for(tmp_path, {"mode": "structured", "start": "loc.lines.0"})
+    with pytest.raises(bridge.BridgeError, match=r"`extract\.path` names the field"):
+        config_for(tmp_path, {"mode": "structured", "path": None})
+
+
+def test_records_are_read_as_bench_reads_engine_output(tmp_path: Path) -> None:
+    """Bench's own parser: a record it cannot read is skipped; none readable fails."""
+    config = config_for(tmp_path, {"mode": "structured", "results": "data.items",
+                                   "start": "lines[0]", "end": "lines[1]"})
+    items = [{"path": "a.py", "lines": [3, 9], "score": "inf"},
+             "not an object",
+             {"path": "b.py", "lines": [9, 3]},
+             {"path": "c.py", "lines": [4], "text": ["one", "two"]}]
+    hits = bridge.extract_hits(config, {"structuredContent": {"data": {"items": items}}}, {})
+    assert hits == [
+        {"path": "a.py", "start": 3, "end": 9, "text": None, "score": None},  # strict JSON
+        {"path": "c.py", "start": 4, "end": 4, "text": "one\ntwo", "score": None},
+    ]
+    with pytest.raises(bridge.ToolFailure, match="cannot read the tool result: result 0: "):
+        bridge.extract_hits(config, {"structuredContent": {"data": {"items": [1, 2]}}}, {})
+    with pytest.raises(bridge.ToolFailure, match=r"expected a list at `data\.items`"):
+        bridge.extract_hits(config, {"structuredContent": {"data": {"items": "x"}}}, {})
+    # A tool may leave an empty list out anywhere: no hits, not a failure.
+    assert bridge.extract_hits(config, {"structuredContent": {"data": {"total": 0}}}, {}) == []
 
 
 def test_json_text_hits_and_error_field(tmp_path: Path) -> None:
@@ -207,7 +272,8 @@ def test_markdown_hits_by_regex(tmp_path: Path) -> None:
 
 
 def test_blob_is_one_hit_without_lines(tmp_path: Path) -> None:
-    config = config_for(tmp_path, {"mode": "blob", "path": "docs:{library}"})
+    config = config_for(tmp_path, {"mode": "blob", "path": "docs:{{ library }}"},
+                        lookup={"library": {"key": "corpus", "values": {"rich": "/x/y"}}})
     hits = bridge.extract_hits(config, text_result("### Docs\nsome text"), {"library": "/x/y"})
     assert hits == [{"path": "docs:/x/y", "start": None, "end": None,
                      "text": "### Docs\nsome text", "score": None}]
@@ -240,11 +306,12 @@ def test_lookup_values_by_request_field(tmp_path: Path) -> None:
 
 @needs_mcp
 @pytest.mark.parametrize(("tool", "extract", "arguments"), [
-    # the fake raises unless `limit` arrives as an integer: "{n}" keeps its type
+    # the fake raises unless `limit` arrives as an integer: "{{ n }}" keeps its type
     ("search_structured", {"mode": "structured", "results": "items", "start": "start_line",
-                           "end": "end_line"}, {"query": "{query}", "limit": "{n}"}),
+                           "end": "end_line"}, {"query": "{{ query }}", "limit": "{{ n }}"}),
     ("search_json", {"mode": "json_text", "results": "results", "path": "file.name",
-                     "start": "lines.0", "end": "lines.1", "text": "body", "score": None}, None),
+                     "start": "lines[0]", "end": "lines[1]", "text": "body", "score": None},
+     None),
     ("search_markdown", {"mode": "markdown",
                          "pattern": r"^## \S+ — (?P<path>.+?):(?P<start>\d+)-(?P<end>\d+)$"},
      None),
@@ -280,7 +347,7 @@ def test_failures_are_failed_queries_and_the_run_goes_on(
     config = json.loads(write_config(
         tmp_path, "search_structured",
         {"mode": "structured", "results": "items", "start": "start_line", "end": "end_line"},
-        {"query": "{query}", "limit": "{n}"}).read_text())
+        {"query": "{{ query }}", "limit": "{{ n }}"}).read_text())
     config["server"]["args"] += ["--starts", str(starts)]
     path = tmp_path / "crashy.json"
     path.write_text(json.dumps(config))
@@ -335,7 +402,7 @@ def test_a_hung_call_times_out_and_the_server_is_restarted(
     config = write_config(
         tmp_path, "slow", {"mode": "structured", "results": "items", "start": "start_line",
                            "end": "end_line"},
-        {"query": "{query}", "seconds": "{seconds}"},
+        {"query": "{{ query }}", "seconds": "{{ seconds }}"},
         lookup={"seconds": {"key": "query", "values": {"hang": 60, "quick": 0}}}, timeout=2)
     with EngineSession([sys.executable, str(BRIDGE), "--config", str(config)]) as s:
         hung = json.loads(s.request({"query": "hang"}, timeout=60).line or b"null")
@@ -360,8 +427,8 @@ def test_setup_runs_once_and_eof_stops_the_server(tmp_path: Path, no_leftovers: 
     starts, setups = tmp_path / "starts", tmp_path / "setups"
     config = json.loads(write_config(
         tmp_path, "docs_blob", {"mode": "blob", "path": "x"},
-        setup=[{"tool": "count_setup", "arguments": {"path": "{state}/setups"}}]).read_text())
-    config["server"]["args"] += ["--starts", "{state}/starts"]
+        setup=[{"tool": "count_setup", "arguments": {"path": "{{ state }}/setups"}}]).read_text())
+    config["server"]["args"] += ["--starts", "{{ state }}/starts"]
     path = tmp_path / "setup.json"
     path.write_text(json.dumps(config))
     s = EngineSession([sys.executable, str(BRIDGE), "--config", str(path),
