@@ -38,8 +38,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from codesearch_bench import comparison as compare  # noqa: E402
 from codesearch_bench import runner, workdir  # noqa: E402
-from codesearch_bench.commands import compare  # noqa: E402
 from codesearch_bench.corpus.config import load_corpora  # noqa: E402
 from codesearch_bench.corpus.setup import setup as setup_corpus  # noqa: E402
 from codesearch_bench.engine import driver, process  # noqa: E402
@@ -163,7 +163,7 @@ def persistent(rounds: int, n_queries: int, profile: bool) -> dict[str, object]:
 def harness_rss(corpora_root: Path) -> float:
     """Peak RSS (MiB) of a fresh bench process running a grep comparison on rich."""
     code = ("import sys; from pathlib import Path; "
-            "from codesearch_bench.commands import compare; "
+            "from codesearch_bench import comparison as compare; "
             f"compare.execute(compare.Options(engines=[Path({str(REPO / 'engines/grep.json')!r})], "
             f"corpora_file=Path({str(REPO / 'corpora.toml')!r}), "
             f"corpora_root=Path({str(corpora_root)!r}), "

@@ -244,11 +244,15 @@ def test_missing_binary(bench: Bench) -> None:
     assert "pip install nothing-here" in failure.message
 
 
-def test_malformed_corpora_toml(bench: Bench) -> None:
+def test_malformed_corpora_toml(bench: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing to run on: the run stops before any engine starts, with the file named."""
     bench.toml.write_text("[corpus.mini\nsource = ")
-    code, result = bench.run()
-    assert code == 3 and not result.rows
-    assert "not valid TOML" in result.failures[0].message
+    code = main(["compare", "--corpora-file", str(bench.toml), "--work", str(bench.tmp / "w"),
+                 "--json", str(bench.out), "--engine", str(bench.good)])
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "not valid TOML" in err and str(bench.toml) in err
+    assert not bench.out.exists()
 
 
 def second_corpus(bench: Bench, body: str) -> None:

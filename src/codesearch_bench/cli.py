@@ -172,6 +172,7 @@ def run(argv: Sequence[str], ui: UI) -> int:
     """Parse and dispatch to the command's `run(args, ui)`; raises BenchError."""
     parser = build_parser()
     args = parser.parse_args(go_style(argv, parser))
+    args.argv = list(argv)  # what was typed, so a command can say how to run it again
     if args.command is None:
         parser.print_help()
         return UsageError.exit_code

@@ -7,9 +7,14 @@ runs from unless a flag names another.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from .errors import UsageError
 
 DEFAULT_WORK = ".bench"
 DEFAULT_ENGINES_FILE = "default-engines.txt"
@@ -57,3 +62,27 @@ class Where:
         return cls(work=work,
                    corpora_file=getattr(args, "corpora_file", None) or default_corpora_file(),
                    corpora_root=getattr(args, "corpora_root", None) or default_corpora_root(work))
+
+
+@contextlib.contextmanager
+def locked(path: Path, what: str, flag: str) -> Iterator[None]:
+    """Hold an exclusive lock on `path` for the block; a second bench gets a clear error.
+
+    flock locks die with their process, so a killed bench never leaves a stale lock.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            raise UsageError(
+                f"{what} is in use by another bench (pid {holder}); two runs on it would "
+                "overwrite each other's state",
+                hint=f"wait for that run to finish, or give this one another {flag}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)

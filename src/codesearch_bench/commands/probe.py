@@ -13,6 +13,7 @@ import argparse
 import re
 from pathlib import Path
 
+from ..comparison import DEFAULT_CUTOFFS
 from ..corpus import setup
 from ..corpus.config import load_corpora, select
 from ..corpus.tree import Manifest, TreeText, tree_files
@@ -32,7 +33,6 @@ from ..runner import Probed, probe_query
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
 from ..workdir import Where
-from .compare import DEFAULT_CUTOFFS
 
 _EXPECT = re.compile(r"^(?P<path>[^:]+)(?::(?P<rest>.+))?$")
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")

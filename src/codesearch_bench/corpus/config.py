@@ -23,6 +23,9 @@ from ..errors import CorpusError
 from .entry import Entry
 from .sources import SOURCES
 
+MAX_NAME = 64
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_NAME - 1}}}")
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -65,8 +68,10 @@ def load_corpora(path: Path) -> dict[str, Corpus]:
         raise CorpusError(f"{path}: `corpus` must be a table of [corpus.NAME] entries")
     out: dict[str, Corpus] = {}
     for name, entry in table.items():
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name):
-            raise CorpusError(f"{path}: corpus {name!r}: use letters, digits, '.', '_', '-'")
+        if not _NAME.fullmatch(name):
+            raise CorpusError(f"{path}: corpus {name!r}: a name is 1-{MAX_NAME} letters, digits, "
+                              "'.', '_' or '-', starting with a letter or digit (it names a "
+                              "directory)")
         if not isinstance(entry, dict):
             raise CorpusError(f"{path}: corpus {name!r} must be a table")
         out[name] = Corpus(name, _validate(path, name, entry), path.resolve())
@@ -102,6 +107,9 @@ def _validate(path: Path, name: str, entry: dict[str, Any]) -> Entry:
 
 def select(corpora: dict[str, Corpus], names: str | None) -> list[Corpus]:
     """`a,b`, `all`, or None for the default set."""
+    if names is not None and not [n for n in names.split(",") if n.strip()]:
+        raise CorpusError(f"--corpus {names!r} names no corpus",
+                          hint=f"name one or more of {', '.join(corpora)}, or `all`")
     if names is None or names == "default":
         chosen = [c for c in corpora.values() if c.spec.default]
         return chosen or list(corpora.values())

@@ -25,11 +25,11 @@ def _command(console: Console, label: str, rendered: Rendered | None) -> None:
 
 def render_probe(console: Console, report: ProbeReport) -> None:
     spec = report.loaded.spec
-    console.rule(f"probe {report.loaded.name} ({report.loaded.file})")
+    console.rule(escape(f"probe {report.loaded.name} ({report.loaded.file})"))
     console.print(f"tree={escape(str(report.root))}")
     console.print(f"state={escape(str(report.state))}")
-    console.print(f"query{' ' + report.query_id if report.query_id else ''}: "
-                  f"{escape(report.query)!s}")
+    console.print(escape(f"query{' ' + report.query_id if report.query_id else ''}: "
+                         f"{report.query}"))
     console.print(f"k={report.k} n={report.n} per_file={report.per_file} mode={spec.mode}")
     _command(console, "index", report.index_command)
     if report.index_cached:

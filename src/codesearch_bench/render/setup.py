@@ -21,8 +21,9 @@ def render_setup(console: Console, outcomes: list[SetupOutcome]) -> None:
         m = o.result.manifest
         langs = ", ".join(f"{k} {v}" for k, v in sorted(m.languages.items(),
                                                           key=lambda kv: -kv[1])[:4])
-        table.add_row(o.name, "cached" if o.result.cached else "[green]ready[/]", str(m.files),
-                      m.tier, f"{m.bytes / 2**20:.1f}", langs, escape(o.result.how))
+        status = "cached" if o.result.cached else "[green]ready[/]"
+        table.add_row(escape(o.name), status, str(m.files), m.tier, f"{m.bytes / 2**20:.1f}",
+                      langs, escape(o.result.how))
     console.print(table)
     for o in outcomes:
         if o.result is not None:
@@ -39,12 +40,13 @@ def render_validate(console: Console, checks: list[CorpusCheck]) -> None:
     for c in checks:
         m = c.manifest
         gold = f"{c.report.resolved}/{c.report.total}" if c.report else "-"
-        table.add_row(c.name, str(m.files) if m else "-", m.tier if m else "-", str(c.queries),
-                      gold, str(len(c.lint)), "[green]ok[/]" if c.ok else "[red]FAILED[/]")
+        verdict = "[green]ok[/]" if c.ok else "[red]FAILED[/]"
+        table.add_row(escape(c.name), str(m.files) if m else "-", m.tier if m else "-",
+                      str(c.queries), gold, str(len(c.lint)), verdict)
     console.print(table)
     for c in checks:
         problems = c.errors + c.lint + (c.report.failures if c.report else [])
         for p in problems:
-            console.print(f"[red]✗[/] {c.name}: {escape(p)}", soft_wrap=True)
+            console.print(f"[red]✗[/] {escape(c.name)}: {escape(p)}", soft_wrap=True)
 
 

@@ -55,9 +55,9 @@ def index_cells(row: Row, sep: str = "", unit: str = "M") -> tuple[str, str]:
 def corpus_table(result: ResultFile, corpus: str) -> Table:
     rows = [r for r in result.rows if r.corpus == corpus]
     info = result.corpora.get(corpus)
-    title = corpus
+    title = escape(corpus)
     if info:
-        title = f"{corpus}: {info.files} files ({info.tier}), {info.queries} queries"
+        title = f"{escape(corpus)}: {info.files} files ({info.tier}), {info.queries} queries"
     table = Table(title=title, title_justify="left")
     cols = ["engine", "per_file", "files/chunks", "index", "index RSS", "p50", "p95",
             "search RSS", "tok@10"]
@@ -87,7 +87,7 @@ def render_compare(console: Console, result: ResultFile) -> None:
         console.print(corpus_table(result, corpus))
         comps = [c for c in result.comparisons if c.corpus == corpus]
         if comps:
-            ct = Table(title=f"{corpus}: paired comparisons (Holm-corrected across pairs)",
+            ct = Table(title=f"{escape(corpus)}: paired comparisons (Holm-corrected across pairs)",
                        title_justify="left")
             for column in ("metric", "A", "B", "n", "A - B [95% CI]", "test", "p", "p (Holm)"):
                 ct.add_column(column)

@@ -124,7 +124,9 @@ def new_figure(main_h: float, legend_items: int, notes: list[str],
     pair: Any = fig.subfigures(2, 1, height_ratios=[main_h, foot_h])
     main, foot = pair
     if lines:
+        # Notes quote engine messages: a `$` in them must not be read as mathtext.
         foot.text(0.012, 0.04, "\n".join(lines), transform=foot.transSubfigure, ha="left",
+                  parse_math=False,
                   va="bottom", fontsize=7.5, color="#333333", linespacing=1.35)
     return fig, main, foot
 

@@ -1,0 +1,319 @@
+"""The whole comparison: every (corpus, engine) cell in order, journaled, resumable.
+
+Specs are all validated and every corpus planned (set up, queries linted, gold
+resolved) before the first engine starts. Then each cell runs in turn --
+engines one at a time so timings do not compete. A failing cell leaves a gap
+and a Failure record and the run goes on. Each finished cell is appended to
+the result journal at once, so a crash, a kill or Ctrl-C loses at most the
+cell that was running; `--resume` keeps every finished cell (its rows and its
+failure record), reruns the rest, and carries the rows of engines and corpora
+not named this time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import environment, plan, runner, workdir
+from .corpus.config import load_corpora, select
+from .engine import state
+from .engine.driver import engine_version
+from .engine.spec import LoadedSpec, load_spec
+from .errors import BenchError, QueryError, SpecError, UsageError
+from .gold.queries import lint
+from .protocol import PROTOCOL_VERSION
+from .results import journal
+from .results.schema import CorpusOut, EngineOut, Failure, ResultFile, Row
+from .scoring.rows import comparisons
+
+DEFAULT_CUTOFFS = (5, 10, 20)
+Cell = tuple[str, str]  # (engine, corpus)
+
+
+@dataclass
+class Options:
+    engines: list[Path]
+    corpora_file: Path
+    corpora_root: Path
+    work: Path
+    corpus: str | None = None
+    reindex: bool = False
+    cutoffs: tuple[int, ...] = DEFAULT_CUTOFFS
+    limit: int | None = None
+    json_out: Path | None = None
+    resume: Path | None = None
+    shard: tuple[int, int] | None = None
+
+
+@dataclass
+class Events:
+    """Callbacks for progress; the CLI fills them with rich output."""
+
+    stage: Callable[[str], None] = lambda msg: None
+    tick: Callable[[str], None] = lambda msg: None
+    cell_done: Callable[[str, str, bool], None] = lambda engine, corpus, ok: None
+
+
+@dataclass
+class Outcome:
+    result: ResultFile
+    failures: list[Failure] = field(default_factory=list)
+    interrupted: bool = False
+    written: Path | None = None  # where the result file went, if anywhere
+
+
+@dataclass
+class Previous:
+    """What an earlier run of the same result file measured: its JSON and its journal."""
+
+    cutoffs: list[int]
+    rows: dict[Cell, list[Row]] = field(default_factory=dict)
+    failures: dict[Cell, Failure] = field(default_factory=dict)
+    engines: dict[str, EngineOut] = field(default_factory=dict)
+    corpora: dict[str, CorpusOut] = field(default_factory=dict)
+    torn: int = 0
+
+
+def load_previous(path: Path) -> Previous:
+    """The result file and the cells its journal holds (the journal is newer where both)."""
+    log = journal.path_for(path)
+    if not path.exists() and not log.exists():
+        raise UsageError(f"--resume {path}: neither that result file nor its journal {log} "
+                         "exists", hint="--resume takes the --json file of the interrupted run")
+    header, cells, torn = journal.read(log)
+    previous: Previous | None = None
+    old: ResultFile | None = None
+    if path.exists():
+        old = ResultFile.load(path)
+        if header is not None and header.created >= old.created:
+            old = None  # written by an earlier run; the journal is this run's own
+    if old is not None:
+        if old.protocol_version != PROTOCOL_VERSION:
+            raise UsageError(f"--resume {path}: measured under protocol {old.protocol_version}, "
+                             f"this bench is protocol {PROTOCOL_VERSION}; start a new run")
+        previous = Previous(cutoffs=old.cutoffs, engines=dict(old.engines),
+                            corpora=dict(old.corpora))
+        for row in old.rows:
+            previous.rows.setdefault((row.engine, row.corpus), []).append(row)
+        for failure in old.failures:
+            if failure.corpus != "*" and failure.engine != "*":
+                previous.failures[(failure.engine, failure.corpus)] = failure
+    if header is not None and header.protocol_version != PROTOCOL_VERSION:
+        raise UsageError(f"--resume {path}: its journal was written under protocol "
+                         f"{header.protocol_version}; start a new run")
+    if previous is None:
+        previous = Previous(cutoffs=header.cutoffs if header else [])
+    previous.torn = torn
+    for record in cells:
+        key = (record.engine, record.corpus)
+        previous.rows[key] = record.rows
+        previous.failures.pop(key, None)
+        if record.failure is not None:
+            previous.failures[key] = record.failure
+        previous.engines[record.engine] = record.engine_info
+        previous.corpora[record.corpus] = record.corpus_info
+    return previous
+
+
+def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
+    """Validate every spec up front; a broken one becomes a failure, not a crash."""
+    specs: list[LoadedSpec] = []
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            loaded = load_spec(path)
+        except SpecError as exc:
+            failures.append(Failure(engine=Path(path).stem, corpus="*", stage="spec",
+                                    message=str(exc)))
+            continue
+        if loaded.name in seen:
+            raise UsageError(f"engines {seen[loaded.name]} and {loaded.file} share the name "
+                             f"{loaded.name!r}; the name keys the state directory, so each "
+                             "must be unique")
+        seen[loaded.name] = loaded.file
+        specs.append(loaded)
+    return specs
+
+
+def _plans(opts: Options, events: Events, failures: list[Failure],
+           specs: list[LoadedSpec]) -> list[plan.Plan]:
+    # A corpora file or a --corpus list that cannot be read stops the run: nothing to run on.
+    selected = select(load_corpora(opts.corpora_file), opts.corpus)
+    plans = []
+    for corpus in selected:
+        try:
+            plans.append(plan.prepare(corpus, opts.corpora_root, limit=opts.limit,
+                                      stage=events.stage))
+        except BenchError as exc:
+            for name in [s.name for s in specs] or ["*"]:
+                failures.append(Failure(engine=name, corpus=corpus.name, stage="setup",
+                                        message=str(exc)))
+    problems = [f"{p.corpus.name}: {problem}" for p in plans for problem in lint(p.query_set)]
+    if problems:
+        # A duplicate id would let one gold overwrite another: no engine runs on such a set.
+        raise QueryError("query sets with problems, so nothing was run:\n  "
+                         + "\n  ".join(problems[:20])
+                         + (f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""),
+                         hint="run `bench validate` and fix the query set")
+    return plans
+
+
+def _same_cell(previous: Previous, key: Cell, loaded: LoadedSpec, ready: plan.Plan) -> bool:
+    old_engine, old_corpus = previous.engines.get(key[0]), previous.corpora.get(key[1])
+    return (old_engine is not None and old_corpus is not None
+            and old_engine.spec_sha256 == loaded.sha256
+            and old_corpus.identity == ready.corpus.identity
+            and old_corpus.query_set_sha256 == ready.query_set.sha256
+            and old_corpus.queries == len(ready.queries))
+
+
+@dataclass
+class Kept:
+    """What a resumed run takes over from the previous one."""
+
+    done: set[Cell] = field(default_factory=set)
+    rows: list[Row] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    engines: dict[str, EngineOut] = field(default_factory=dict)
+    corpora: dict[str, CorpusOut] = field(default_factory=dict)
+
+
+def _kept(previous: Previous | None, plans: list[plan.Plan], specs: list[LoadedSpec],
+          opts: Options) -> Kept:
+    """Cells finished with the same spec, corpus, queries and cutoffs; and the rest carried."""
+    kept = Kept()
+    if previous is None:
+        return kept
+    if previous.cutoffs and previous.cutoffs != list(opts.cutoffs):
+        raise UsageError(f"--resume: that run used cutoffs {previous.cutoffs}, this one "
+                         f"{list(opts.cutoffs)}; start a new run or pass the same --cutoffs")
+    by_corpus = {p.corpus.name: p for p in plans}
+    by_engine = {s.name: s for s in specs}
+    for key in sorted(set(previous.rows) | set(previous.failures)):
+        engine, corpus = key
+        ready, loaded = by_corpus.get(corpus), by_engine.get(engine)
+        if ready is not None and loaded is not None:
+            # A cell of this run: kept only when it finished with rows under the same inputs;
+            # a cell that only failed (no rows) is run again.
+            if previous.rows.get(key) and _same_cell(previous, key, loaded, ready):
+                kept.done.add(key)
+            else:
+                continue
+        elif ready is not None:
+            old = previous.corpora.get(corpus)
+            if old is None or old.identity != ready.corpus.identity or \
+                    old.query_set_sha256 != ready.query_set.sha256:
+                continue  # the corpus changed since: an old row would not be comparable
+        elif corpus in previous.corpora:
+            kept.corpora.setdefault(corpus, previous.corpora[corpus])
+        if loaded is None and engine in previous.engines:
+            kept.engines.setdefault(engine, previous.engines[engine])
+        kept.rows.extend(previous.rows.get(key, []))
+        if key in previous.failures:
+            kept.failures.append(previous.failures[key])
+    return kept
+
+
+def execute(opts: Options, events: Events | None = None) -> Outcome:
+    """The whole comparison; Ctrl-C stops it between queries with the finished cells kept."""
+    events = events or Events()
+    out_path = opts.json_out or default_result_path(opts.work)
+    with workdir.locked(opts.work / ".lock", f"work dir {opts.work}", "--work"), \
+            workdir.locked(out_path.with_name(out_path.name + ".lock"),
+                           f"result file {out_path}", "--json"):
+        return _execute(opts, events, out_path)
+
+
+def default_result_path(work: Path) -> Path:
+    """Where a run without --json keeps its journal (and its partial result on Ctrl-C)."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    return work / "results" / f"compare-{stamp}.json"
+
+
+def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
+    previous = load_previous(opts.resume) if opts.resume else None
+    if previous is not None and previous.torn:
+        events.stage(f"{previous.torn} unreadable journal line(s) ignored (a cell cut off)")
+    failures: list[Failure] = []
+    specs = load_specs(opts.engines or workdir.default_engines(), failures)
+    plans = _plans(opts, events, failures, specs)
+    kept = _kept(previous, plans, specs, opts)
+    rows, failures = [*kept.rows], [*kept.failures, *failures]
+    engines_out = {**kept.engines, **{s.name: _engine_out(s) for s in specs}}
+    corpora_out = {**kept.corpora, **{p.corpus.name: _corpus_out(p) for p in plans}}
+    header = journal.Header(protocol_version=PROTOCOL_VERSION, cutoffs=list(opts.cutoffs),
+                            created=_now())
+    interrupted = False
+    log = journal.path_for(out_path)
+    # A resumed run appends to the journal it resumes; any other run starts its own.
+    fresh = opts.resume is None or opts.resume.resolve() != out_path.resolve()
+    with journal.Journal(log, header, fresh=fresh) as book:
+        try:
+            for ready, loaded in plan.cells(plans, specs, opts.shard):
+                key = (loaded.name, ready.corpus.name)
+                if key in kept.done:
+                    events.cell_done(*key, True)
+                    continue
+                events.stage(f"{loaded.name} on {ready.corpus.name}")
+                cell = runner.Cell(
+                    loaded=loaded, corpus=ready.corpus.name, corpus_pin=ready.corpus.identity,
+                    tree=ready.tree,
+                    state=state.state_dir(opts.work, "state", loaded.name,
+                                          ready.corpus.name).resolve(),
+                    lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
+                    gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
+                    tree_files=ready.manifest.files,
+                )
+                result = runner.run_cell(cell, events.tick)
+                cell_rows = result.rows(cell)
+                book.append(journal.CellRecord(
+                    engine=loaded.name, corpus=ready.corpus.name, rows=cell_rows,
+                    failure=result.failure, engine_info=engines_out[loaded.name],
+                    corpus_info=corpora_out[ready.corpus.name]))
+                if result.failure is not None:
+                    failures.append(result.failure)
+                rows.extend(cell_rows)
+                events.cell_done(*key, result.failure is None)
+        except KeyboardInterrupt:
+            interrupted = True
+    env = environment.describe()
+    out = ResultFile(
+        protocol_version=PROTOCOL_VERSION,
+        bench_version=str(env["bench_version"]),
+        created=_now(),
+        interrupted=interrupted,
+        shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else None,
+        environment=env,
+        cutoffs=list(opts.cutoffs),
+        corpora=corpora_out,
+        engines=engines_out,
+        rows=rows,
+        comparisons=comparisons(rows),
+        failures=failures,
+    )
+    written = None
+    if opts.json_out is not None or interrupted:
+        out.dump(out_path)
+        written = out_path
+    if not interrupted:
+        log.unlink(missing_ok=True)  # everything it held is in the result file now
+    return Outcome(out, failures, interrupted, written)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _engine_out(s: LoadedSpec) -> EngineOut:
+    return EngineOut(name=s.name, spec_file=str(s.file), spec_sha256=s.sha256,
+                     version=engine_version(s), mode=s.spec.mode, requires=s.spec.requires)
+
+
+def _corpus_out(p: plan.Plan) -> CorpusOut:
+    return CorpusOut(name=p.corpus.name, pin=p.corpus.pin, identity=p.corpus.identity,
+                     tree=str(p.tree), files=p.manifest.files, tier=p.manifest.tier,
+                     languages=p.manifest.languages, queries=len(p.queries),
+                     query_set=str(p.query_set.path), query_set_sha256=p.query_set.sha256)
