@@ -1,9 +1,13 @@
 """The candidate tree: the one set of files every engine is given.
 
-Built from a checkout by hard links (a copy across filesystems), applying a
-corpus's subtrees and include/exclude globs; symlinks are left out so no
-engine can be led outside it. Its manifest records files, bytes, files per
-language and the size tier, which is computed, never declared.
+Built from a checkout, applying a corpus's subtrees and include/exclude globs;
+symlinks are left out so no engine can be led outside it. Files are copied by
+default: a `path` corpus's checkout is the user's own folder, and a hard link
+would let an engine that writes the tree write the user's files. A downloaded
+checkout is bench's, and setup may ask for hard links there (`link=True`);
+the fingerprint then catches an engine writing through them. The manifest
+records files, bytes, files per language, the size tier (computed, never
+declared) and the tree's fingerprint.
 """
 
 from __future__ import annotations
@@ -12,15 +16,20 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import CorpusError
+from . import fingerprint as fp
 from .entry import Entry
 from .languages import language_for
 from .layout import CorpusDir
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 SMALL, MEDIUM = 200, 2000
 DEFAULT_EXCLUDE = [".git/**", "**/.git/**"]
@@ -35,10 +44,47 @@ class Manifest:
     languages: dict[str, int]
     tier: str
     subtrees: list[str]
+    # None: a manifest written before fingerprints; recorded_fingerprint() adds it.
+    fingerprint: fp.Fingerprint | None = None
 
     @classmethod
     def read(cls, path: Path) -> Manifest:
-        return cls(**json.loads(path.read_text()))
+        hint = f"delete {path.parent} and run `bench setup` again"
+        try:
+            data = json.loads(path.read_text())
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            raw = data.pop("fingerprint", None)
+            return cls(**data, fingerprint=None if raw is None else fp.Fingerprint.from_json(raw))
+        except OSError as exc:
+            raise CorpusError(f"{path}: cannot read the manifest: {exc.strerror}",
+                              hint=hint) from None
+        except (ValueError, TypeError) as exc:
+            raise CorpusError(f"{path}: the manifest is malformed: {exc}", hint=hint) from None
+
+    def write(self, path: Path) -> None:
+        """Atomically; the fingerprint last, one line per path, so the rest stays readable."""
+        data: dict[str, Any] = {k: getattr(self, k) for k in self.__dataclass_fields__
+                                if k != "fingerprint"}
+        text = json.dumps(data, indent=2)
+        if self.fingerprint is not None:
+            rows = ",\n".join(f"    {json.dumps(rel)}: {json.dumps(row)}"
+                              for rel, row in self.fingerprint.rows().items())
+            text = (f'{text[:-2]},\n  "fingerprint": {{"version": {fp.VERSION}, "entries": {{\n'
+                    f"{rows}\n  }}}}\n}}")
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text + "\n")
+        os.replace(tmp, path)
+
+
+def recorded_fingerprint(dirs: CorpusDir) -> fp.Fingerprint:
+    """The tree's fingerprint from setup; a manifest written before them gets one now, kept."""
+    manifest = Manifest.read(dirs.manifest)
+    if manifest.fingerprint is not None:
+        return manifest.fingerprint
+    taken = fp.take(dirs.tree)
+    replace(manifest, fingerprint=taken).write(dirs.manifest)
+    return taken
 
 
 def tier(files: int) -> str:
@@ -89,7 +135,54 @@ def selected_files(name: str, spec: Entry, checkout: Path) -> list[str]:
     return sorted(chosen)
 
 
-def build_tree(name: str, pin: str, spec: Entry, checkout: Path, dirs: CorpusDir) -> Manifest:
+def _copy(src: Path, dst: Path) -> None:
+    """A copy of a regular file, never of what a link (or a FIFO swapped in) leads to."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC)
+    with open(fd, "rb") as fin:
+        st = os.fstat(fin.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{src} is no longer a regular file")
+        with open(dst, "xb") as fout:
+            shutil.copyfileobj(fin, fout, 1 << 20)
+    os.chmod(dst, stat.S_IMODE(st.st_mode) & 0o777)  # no setuid, setgid or sticky bits
+    os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _place(src: Path, dst: Path, link: bool) -> None:
+    if link:
+        try:
+            os.link(src, dst, follow_symlinks=False)
+            return
+        except OSError:  # another filesystem, or links not allowed
+            pass
+    _copy(src, dst)
+
+
+def _remove(tree: Path) -> None:
+    """The old tree, whatever an engine made of it: a link is unlinked, locked folders opened."""
+    if tree.is_symlink() or (tree.exists() and not tree.is_dir()):
+        tree.unlink()
+        return
+    if not tree.exists():
+        return
+
+    def unlock(_func: object, path: str, _exc: object) -> None:
+        parent = os.path.dirname(path)
+        if not os.path.islink(parent):
+            os.chmod(parent, 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+            shutil.rmtree(path, onerror=unlock)
+        else:
+            os.unlink(path)
+
+    os.chmod(tree, 0o700)
+    shutil.rmtree(tree, onerror=unlock)
+
+
+def build_tree(name: str, pin: str, spec: Entry, checkout: Path, dirs: CorpusDir, *,
+               link: bool = False) -> Manifest:
+    """The tree from checkout, copied; `link=True` hard-links (only for bench's own checkouts)."""
     files = selected_files(name, spec, checkout)
     if not files:
         raise CorpusError(f"corpus {name!r}: subtrees/include/exclude select no files")
@@ -102,23 +195,28 @@ def build_tree(name: str, pin: str, spec: Entry, checkout: Path, dirs: CorpusDir
             dst = tmp / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             try:
-                os.link(src, dst)
-            except OSError:  # another filesystem, or links not allowed
-                shutil.copy2(src, dst)
+                _place(src, dst, link)
+            except OSError as exc:
+                raise CorpusError(f"corpus {name!r}: cannot copy {src} into the tree: "
+                                  f"{exc.strerror or exc}",
+                                  hint="check that the file is readable") from None
             total += dst.stat().st_size
             lang = language_for(rel, h_as_cpp=spec.h_as_cpp)
             langs[lang or "other"] += 1
-        tree = dirs.tree
-        if tree.exists():
-            shutil.rmtree(tree)
-        os.replace(tmp, tree)
+        try:
+            _remove(dirs.tree)
+        except OSError as exc:
+            raise CorpusError(f"corpus {name!r}: cannot remove the old tree {dirs.tree}: "
+                              f"{exc.strerror or exc}",
+                              hint=f"remove {dirs.tree} by hand and run setup again") from None
+        os.replace(tmp, dirs.tree)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     manifest = Manifest(corpus=name, pin=pin, files=len(files), bytes=total,
                         languages=dict(sorted(langs.items())), tier=tier(len(files)),
-                        subtrees=list(spec.subtrees))
-    dirs.manifest.write_text(json.dumps(asdict(manifest), indent=2) + "\n")
+                        subtrees=list(spec.subtrees), fingerprint=fp.take(dirs.tree))
+    manifest.write(dirs.manifest)
     return manifest
 
 
