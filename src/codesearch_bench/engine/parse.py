@@ -1,29 +1,42 @@
 """Engine output -> hits, by the spec's parse section (json, jsonl or regex).
 
 Parsing never raises on engine output: whatever cannot be read is recorded
-in `ParseResult.errors` (capped) and `bad_records`, so a query with garbage
-output becomes a failed query with a reason, and the run goes on.
+in `ParseResult.errors` (capped, one short line each) and `bad_records`, so a
+query with garbage output becomes a failed query with a reason, and the run
+goes on. One bad record costs only that record (`fields` says why); a
+document that cannot be read at all (`jsonread`), or a regex that runs past
+the deadline, is `fatal`. Every string that reaches a hit is safe downstream:
+lone surrogates are replaced by U+FFFD and counted in `replaced_bytes`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-from jsonpath_ng.parser import parse as jsonpath_parse
+import regex  # type: ignore[import-untyped, unused-ignore]
 
 from ..model import Hit
+from . import fields
+from .jsonread import NotJSON, Problem, brief, loads, lookup
 from .spec import ParseSpec
 
+__all__ = ["DEFAULT_TIMEOUT", "MAX_ERRORS", "ParseResult", "decode", "lookup", "parse"]
+
 MAX_ERRORS = 5
+MAX_MESSAGE = 200  # one error; the driver joins up to MAX_ERRORS of them into the query's
+MAX_ENGINE_ERROR = 500
+DEFAULT_TIMEOUT = 10.0  # seconds a regex parse may take when the caller names no deadline
 _REPLACEMENT = "\ufffd"
 _ESCAPED = re.compile("[\udc80-\udcff]")
-_LINE_RANGE = re.compile(r"^\s*L?(\d+)\s*(?:[-:–]\s*L?(\d+))?\s*$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Only CR and LF end a line: U+2028, U+2029 and NEL are legal unescaped inside a JSON
+# string, and a form feed is part of a line of code, so str.splitlines() would cut records.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass
@@ -31,18 +44,34 @@ class ParseResult:
     hits: list[Hit] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     bad_records: int = 0
+    # Undecodable bytes, and lone surrogates (JSON escapes, UTF-16), each made U+FFFD.
     replaced_bytes: int = 0
     fatal: bool = False  # the document as a whole could not be read
     engine_error: str | None = None  # what the engine reported in its `error` field
+    timed_out: bool = False  # the regex ran past the parse deadline
 
     def note(self, message: str) -> None:
         self.bad_records += 1
         if len(self.errors) < MAX_ERRORS:
-            self.errors.append(message)
+            self.errors.append(_one_line(message, MAX_MESSAGE))
+
+    def clean(self, text: str) -> str:
+        """`text` with each lone surrogate replaced by U+FFFD, counted."""
+        if text.isascii():
+            return text
+        fixed, count = _SURROGATE.subn(_REPLACEMENT, text)
+        self.replaced_bytes += count
+        return fixed
 
 
 def decode(data: bytes) -> tuple[str, int]:
-    """UTF-8 with each undecodable byte replaced by U+FFFD; returns how many bytes."""
+    """The text of an engine's output and how many bytes were replaced by U+FFFD.
+
+    UTF-8, without a leading BOM; UTF-16 when a UTF-16 BOM says so.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return _decode_utf16(data)
+    data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         return data.decode("utf-8"), 0
     except UnicodeDecodeError:
@@ -52,39 +81,36 @@ def decode(data: bytes) -> tuple[str, int]:
         return _ESCAPED.subn(_REPLACEMENT, text)
 
 
-@lru_cache(maxsize=256)
-def _compile_path(path: str) -> Any:
+def _decode_utf16(data: bytes) -> tuple[str, int]:
+    codec = "utf-16-le" if data.startswith(b"\xff\xfe") else "utf-16-be"
+    body = data[2:]
+    odd = len(body) % 2
+    text = body[:len(body) - odd].decode(codec, errors="surrogatepass")
+    text, lone = _SURROGATE.subn(_REPLACEMENT, text)
+    return text, 2 * lone + odd
+
+
+def parse(spec: ParseSpec, stdout: bytes, *, timeout: float | None = None) -> ParseResult:
+    """The hits in an engine's output; never raises, whatever the bytes.
+
+    `timeout` bounds the regex format (seconds for the whole output, default
+    DEFAULT_TIMEOUT); json and jsonl are linear in the output, which the
+    process layer caps.
+    """
+    budget = DEFAULT_TIMEOUT if timeout is None else timeout
+    deadline = time.monotonic() + budget
+    result = ParseResult()
     try:
-        return jsonpath_parse(path)
-    except (JsonPathLexerError, JsonPathParserError, Exception):
-        # Field names jsonpath cannot lex (dashes, spaces): plain dotted walk.
-        return None
-
-
-def lookup(obj: Any, path: str) -> Any:
-    """The value at a dotted path (`data.path.text`), or None when absent."""
-    if isinstance(obj, dict) and path in obj:
-        return obj[path]
-    expr = _compile_path(path)
-    if expr is None:
-        for part in path.split("."):
-            if not isinstance(obj, dict) or part not in obj:
-                return None
-            obj = obj[part]
-        return obj
-    found = expr.find(obj)
-    return found[0].value if found else None
-
-
-def parse(spec: ParseSpec, stdout: bytes) -> ParseResult:
-    text, replaced = decode(stdout)
-    result = ParseResult(replaced_bytes=replaced)
-    if spec.format == "regex":
-        _parse_regex(spec, text, result)
-    elif spec.format == "jsonl":
-        _parse_jsonl(spec, text, result)
-    else:
-        _parse_json(spec, text, result)
+        text, result.replaced_bytes = decode(stdout)
+        if spec.format == "regex":
+            _parse_regex(spec, text, result, deadline, budget)
+        elif spec.format == "jsonl":
+            _parse_jsonl(spec, text, result)
+        else:
+            _parse_json(spec, text, result)
+    except Exception as exc:  # the promise above; known failures are handled where they occur
+        result.fatal = True
+        result.note(f"output could not be read ({_describe(exc)})")
     return result
 
 
@@ -92,33 +118,46 @@ def _parse_json(spec: ParseSpec, text: str, result: ParseResult) -> None:
     if not text.strip():
         return  # no output is zero results, not an error
     try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        doc = loads(text)
+    except Problem as exc:
         result.fatal = True
-        result.note(f"output is not JSON: {_brief(exc)} (starts {text[:60]!r})")
+        starts = f" (starts {text[:60]!r})" if isinstance(exc, NotJSON) else ""
+        result.note(f"output is {exc}{starts}")
         return
-    if _engine_error(spec, doc, result):
+    try:
+        if _engine_error(spec, doc, result):
+            return
+        records = _records(spec, doc, result, where="output")
+    except Problem as exc:
+        result.fatal = True
+        result.note(f"output: {exc}")
         return
-    for record in _records(spec, doc, result, where="output"):
+    for record in records:
         _add(spec, record, result)
 
 
 def _parse_jsonl(spec: ParseSpec, text: str, result: ParseResult) -> None:
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
+        where = f"line {lineno}"
         try:
-            doc = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            result.note(f"line {lineno}: not JSON: {_brief(exc)}")
+            doc = loads(line)
+            if _engine_error(spec, doc, result):
+                continue
+            records = [doc] if spec.results is None else _records(spec, doc, result, where)
+        except Problem as exc:
+            result.note(f"{where}: {exc}")
             continue
-        if _engine_error(spec, doc, result):
-            continue
-        if spec.results is None:
-            _add(spec, doc, result)
-        else:
-            for record in _records(spec, doc, result, where=f"line {lineno}"):
-                _add(spec, record, result)
+        for record in records:
+            _add(spec, record, result, prefix=f"{where}: ")
+
+
+def _lines(text: str) -> list[str]:
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline ending the last line does not open another
+    return lines
 
 
 def _engine_error(spec: ParseSpec, doc: Any, result: ParseResult) -> bool:
@@ -128,150 +167,124 @@ def _engine_error(spec: ParseSpec, doc: Any, result: ParseResult) -> bool:
     value = lookup(doc, spec.error)
     if value in (None, "", False, [], {}):
         return False
-    message = value if isinstance(value, str) else json.dumps(value)
-    result.engine_error = message if result.engine_error is None else result.engine_error
+    if result.engine_error is None:
+        message = value if isinstance(value, str) else _dump(value)
+        result.engine_error = _one_line(result.clean(message), MAX_ENGINE_ERROR)
     return True
 
 
 def _records(spec: ParseSpec, doc: Any, result: ParseResult, where: str) -> list[Any]:
-    items = doc if spec.results is None else lookup(doc, spec.results)
-    if items is None and spec.results is not None:
-        if isinstance(doc, dict) and not doc.get(spec.results.split(".")[0]):
-            return []  # e.g. {"hits": null} or {} for no results
-        result.fatal = True
-        result.note(f"{where}: no list at `{spec.results}`")
-        return []
+    if spec.results is None:
+        items = doc
+    else:
+        items = lookup(doc, spec.results)
+        if items is None and not isinstance(doc, dict):
+            result.fatal = True
+            result.note(f"{where}: expected an object with `{spec.results}`, "
+                        f"got {fields.kind(doc)}")
+            return []
+        if items is None:
+            if not doc.get(spec.results.split(".")[0]):
+                return []  # e.g. {"hits": null} or {} for no results
+            result.fatal = True
+            result.note(f"{where}: no list at `{spec.results}`")
+            return []
     if not isinstance(items, list):
         result.fatal = True
-        kind = type(items).__name__
-        result.note(f"{where}: expected a list at `{spec.results or '(top level)'}`, got {kind}")
+        at = f"at `{spec.results}`" if spec.results else "at the top level"
+        result.note(f"{where}: expected a list {at}, got {fields.kind(items)}")
         return []
     return items
 
 
-def _add(spec: ParseSpec, record: Any, result: ParseResult) -> None:
+def _add(spec: ParseSpec, record: Any, result: ParseResult, prefix: str = "") -> None:
     rank = len(result.hits)
+    where = f"{prefix}result {rank + result.bad_records}: "
     if not isinstance(record, dict):
-        result.note(f"result {rank + result.bad_records}: not an object")
+        result.note(where + "not an object")
         return
     try:
         start, end = _span(spec, record)
-        hit = Hit(
-            path=_path(lookup(record, spec.path)),
-            start=start,
-            end=end,
-            text=_text(lookup(record, spec.text)) if spec.text else None,
-            score=_number(lookup(record, spec.score)) if spec.score else None,
-            rank=rank,
-        )
+        path = fields.path(lookup(record, spec.path))
+        text = fields.text(lookup(record, spec.text)) if spec.text else None
+        score = fields.number(lookup(record, spec.score)) if spec.score else None
     except ValueError as exc:
-        result.note(f"result {rank + result.bad_records}: {exc}")
+        result.note(where + str(exc))
         return
-    result.hits.append(hit)
+    except Exception as exc:  # jsonpath on a strange value, a repr too deep: still one record
+        result.note(where + f"cannot be read ({_describe(exc)})")
+        return
+    text = result.clean(text) if text is not None else None
+    result.hits.append(Hit(path=result.clean(path), start=start, end=end, text=text,
+                           score=score, rank=rank))
 
 
 def _span(spec: ParseSpec, record: dict[str, Any]) -> tuple[int | None, int | None]:
     if spec.lines is not None:
-        return _line_range(lookup(record, spec.lines))
-    start = _line(lookup(record, spec.start)) if spec.start else None
-    end = _line(lookup(record, spec.end)) if spec.end else None
-    if end is None:
-        end = start
-    if start is None and end is not None:
-        start = end
-    if start is not None and end is not None and end < start:
-        raise ValueError(f"end line {end} before start line {start}")
-    return start, end
+        return fields.line_range(lookup(record, spec.lines))
+    start = fields.line(lookup(record, spec.start)) if spec.start else None
+    end = fields.line(lookup(record, spec.end)) if spec.end else None
+    return fields.ordered(start, end)
 
 
-def _line_range(value: Any) -> tuple[int | None, int | None]:
-    if value is None:
-        return None, None
-    if isinstance(value, list | tuple) and 1 <= len(value) <= 2:
-        start = _line(value[0])
-        end = _line(value[-1])
-    elif isinstance(value, str) and (m := _LINE_RANGE.match(value)):
-        start = int(m.group(1))
-        end = int(m.group(2) or m.group(1))
-    elif isinstance(value, int) and not isinstance(value, bool):
-        start = end = _line(value)
-    else:
-        raise ValueError(f"cannot read a line range from {value!r}")
-    if start is not None and end is not None and end < start:
-        raise ValueError(f"end line {end} before start line {start}")
-    return start, end
-
-
-def _line(value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"line {value!r} is not a number")
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value.strip())
-    if not isinstance(value, int):
-        raise ValueError(f"line {value!r} is not a whole number")
-    if value < 0:
-        raise ValueError(f"negative line number {value}")
-    return value
-
-
-def _path(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"no path (got {value!r})")
-    return value
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return "\n".join(value)
-    raise ValueError(f"text is {type(value).__name__}, not a string")
-
-
-def _number(value: Any) -> float | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"score {value!r} is not a number")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"score {value!r} is not a number") from None
-    if math.isnan(number):
-        return None
-    return number
-
-
-def _parse_regex(spec: ParseSpec, text: str, result: ParseResult) -> None:
+def _parse_regex(spec: ParseSpec, text: str, result: ParseResult, deadline: float,
+                 budget: float) -> None:
     assert spec.pattern is not None
-    pattern = re.compile(spec.pattern)
+    pattern, bounded = _compile_pattern(spec.pattern)
     groups = pattern.groupindex
-    for line in text.splitlines():
-        match = pattern.search(line)
+    for lineno, line in enumerate(_lines(text), 1):
+        try:
+            if bounded:
+                # A timeout of 0 stops at once: a spent deadline reads no further line.
+                match = pattern.search(line, timeout=max(deadline - time.monotonic(), 0.0))
+            else:
+                match = pattern.search(line)
+        except TimeoutError:
+            result.fatal = result.timed_out = True
+            result.note(f"pattern ran past the {budget:g}s parse deadline on line {lineno} "
+                        "(catastrophic backtracking?); the rest was not read")
+            return
         if match is None:
             continue  # lines that are not results are skipped, as documented
         record = {name: match.group(name) for name in groups if match.group(name) is not None}
-        rank = len(result.hits)
         try:
-            start = _line(record.get("start"))
-            end = _line(record.get("end"))
-            if end is None:
-                end = start
-            if start is not None and end is not None and end < start:
-                raise ValueError(f"end line {end} before start line {start}")
+            start, end = fields.ordered(fields.line(record.get("start")),
+                                        fields.line(record.get("end")))
             result.hits.append(Hit(
-                path=_path(record.get("path")), start=start, end=end,
-                text=record.get("text"), score=_number(record.get("score")), rank=rank,
+                path=fields.path(record.get("path")), start=start, end=end,
+                text=record.get("text"), score=fields.number(record.get("score")),
+                rank=len(result.hits),
             ))
         except ValueError as exc:
             result.note(f"line {line[:60]!r}: {exc}")
 
 
-def _brief(exc: Exception) -> str:
-    return str(exc).splitlines()[0][:120]
+@lru_cache(maxsize=64)
+def _compile_pattern(pattern: str) -> tuple[Any, bool]:
+    """The pattern under `regex`, whose search can stop at a deadline; True if so.
+
+    The spec was validated with `re`; `regex` reads every such pattern alike as
+    far as known, but if it ever refuses one, `re` runs it, without a deadline.
+    """
+    try:
+        return regex.compile(pattern), True
+    except Exception:
+        return re.compile(pattern), False
+
+
+def _dump(value: Any) -> str:
+    try:
+        return json.dumps(value, default=repr, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        return fields.show(value)
+
+
+def _one_line(text: str, limit: int) -> str:
+    # A spec's own field names go into messages too: no surrogate may reach the result file.
+    line = _SURROGATE.sub(_REPLACEMENT, " ".join(text.split()))
+    return line if len(line) <= limit else line[:limit - 1] + "\u2026"
+
+
+def _describe(exc: BaseException) -> str:
+    detail = brief(exc)
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
