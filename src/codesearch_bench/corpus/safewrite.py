@@ -38,16 +38,32 @@ class Target:
     def __init__(self, root: Path) -> None:
         self.fd = os.open(root, _DIR)
         self.links: dict[str, str] = {}  # every symlink made: rel -> target
+        # The last folder walked to, kept open: archives list a folder's members together.
+        # Safe to reuse because nothing here removes or renames, and every creation is
+        # exclusive, so a folder once walked is what a fresh walk would find.
+        self._last: tuple[tuple[str, ...], int] | None = None
 
     def __enter__(self) -> Target:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if self._last is not None:
+            os.close(self._last[1])
         os.close(self.fd)
 
     def _walk(self, parts: list[str], *, create: bool, verb: str) -> int:
         """A descriptor of the folder `parts` names, each component a real folder."""
+        key = tuple(parts)
+        if self._last is not None and self._last[0] == key:
+            return os.dup(self._last[1])
+        fd = self._walk_from_root(parts, create=create, verb=verb)
+        if self._last is not None:
+            os.close(self._last[1])
+        self._last = (key, os.dup(fd))
+        return fd
+
+    def _walk_from_root(self, parts: list[str], *, create: bool, verb: str) -> int:
         fd = os.dup(self.fd)
         try:
             for i, part in enumerate(parts):
