@@ -2,10 +2,12 @@
 
 Templates are jinja2 in its immutable sandbox with StrictUndefined, so a typo
 is an error rather than an empty string, and a template cannot reach Python
-internals. Each argv element renders on its own: a query is always exactly
-one argument, whatever quotes or semicolons it holds, because no shell ever
-sees it. Which variables exist, and their values, is `variables.py`'s
-business; this module only renders.
+internals; `sandbox.py` also holds every render to a budget of steps, bytes
+and time, so a template bomb is an error, not an outage. Each argv element
+renders on its own: a query is always exactly one argument, whatever quotes
+or semicolons it holds, because no shell ever sees it. Which variables exist,
+and their values, is `variables.py`'s business; this module only renders.
+Every problem, whatever jinja2 or Python raised, leaves as a TemplateProblem.
 
 Specs written for the Go codesearch-bench use `{{.Root}}`; those placeholders
 are rewritten to `{{ root }}` before jinja sees them.
@@ -20,12 +22,14 @@ from functools import lru_cache
 import jinja2
 from jinja2 import meta
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from . import sandbox
+from .budget import MAX_TEMPLATE_CHARS, RenderLimit
 
 _GO_STYLE = re.compile(r"\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
-_ENV = ImmutableSandboxedEnvironment(
+_ENV = sandbox.BoundedEnvironment(
     undefined=jinja2.StrictUndefined,
     autoescape=False,
     keep_trailing_newline=True,
@@ -45,21 +49,38 @@ def go_to_jinja(template: str) -> str:
     return _GO_STYLE.sub(repl, template)
 
 
+def _too_long(template: str) -> None:
+    if len(template) > MAX_TEMPLATE_CHARS:
+        raise TemplateProblem(f"a template of {len(template)} characters; at most "
+                              f"{MAX_TEMPLATE_CHARS} (put long text in a file the spec's "
+                              f"command reads)")
+
+
+def _compile_problem(exc: Exception) -> TemplateProblem:
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return TemplateProblem(f"template syntax error: {exc.message}")
+    if isinstance(exc, RecursionError | MemoryError):
+        return TemplateProblem("template nested too deep to compile")
+    return TemplateProblem(f"template cannot be compiled: {type(exc).__name__}: {exc}")
+
+
 @lru_cache(maxsize=1024)
 def _compile(template: str) -> jinja2.Template:
+    _too_long(template)
     try:
         return _ENV.from_string(go_to_jinja(template))
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateProblem(f"template syntax error: {exc.message}") from None
+    except Exception as exc:  # jinja's parser and Python's compiler raise more than one kind
+        raise _compile_problem(exc) from None
 
 
 def variables_used(template: str) -> set[str]:
     """The variables a template refers to."""
+    _too_long(template)
     try:
         ast = _ENV.parse(go_to_jinja(template))
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateProblem(f"template syntax error: {exc.message}") from None
-    return set(meta.find_undeclared_variables(ast))
+        return set(meta.find_undeclared_variables(ast))
+    except Exception as exc:
+        raise _compile_problem(exc) from None
 
 
 def check(template: str, allowed: Iterable[str]) -> None:
@@ -83,12 +104,15 @@ def _placeholder(name: str) -> object:
 
 
 def render(template: str, context: Mapping[str, object]) -> str:
-    """Render one template string."""
+    """Render one template string, within the sandbox's budget."""
     if "{" not in template:
         return template  # a literal argument: nothing to render
+    compiled = _compile(template)
     try:
-        return _compile(template).render(**context)
+        return sandbox.render(compiled, context)
     except SecurityError as exc:
+        raise TemplateProblem(f"refused by the template sandbox: {exc}") from None
+    except RenderLimit as exc:
         raise TemplateProblem(f"refused by the template sandbox: {exc}") from None
     except jinja2.UndefinedError as exc:
         raise TemplateProblem(
@@ -96,6 +120,12 @@ def render(template: str, context: Mapping[str, object]) -> str:
         ) from None
     except jinja2.TemplateError as exc:
         raise TemplateProblem(f"template error: {exc}") from None
+    except RecursionError:
+        raise TemplateProblem("template nested too deep for the interpreter's stack") from None
+    except MemoryError:
+        raise TemplateProblem("template ran out of memory while rendering") from None
+    except Exception as exc:  # a template's arithmetic or a filter's argument went wrong
+        raise TemplateProblem(f"template error: {type(exc).__name__}: {exc}") from None
 
 
 def render_argv(command: Iterable[str], context: Mapping[str, object]) -> list[str]:
