@@ -200,7 +200,7 @@ def test_missing_required_field(tmp_path: Path) -> None:
     ("change", "expected"),
     [
         ({"name": "../escape"}, "field `name`"),
-        ({"per_file": [0]}, "whole number >= 1"),
+        ({"per_file": [0]}, "whole number from 1 to 1000"),
         ({"per_file": [1, 1]}, "per_file lists a setting twice"),
         ({"per_file": []}, "field `per_file`"),
         ({"candidates": 0}, "field `candidates`"),

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -31,9 +33,31 @@ from ..errors import SpecError
 from . import templating, variables
 from .durations import DURATION_PATTERN, parse_duration
 
+#: The longest timeout a spec may ask for. Waits take at most
+#: threading.TIMEOUT_MAX (about 292 years on Linux, far less elsewhere), and
+#: no benchmark step needs a month; past this a number is a typo or an attack.
+MAX_TIMEOUT = 30 * 86400.0
+
+
+def _duration(value: object) -> float:
+    # float() of a 400-digit integer raises OverflowError, which pydantic would not catch.
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_TIMEOUT:
+        raise ValueError(f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''}: "
+                         f"a timeout is at most 30 days ({MAX_TIMEOUT:.0f} seconds)")
+    return parse_duration(value)
+
+
+def _at_most_30_days(seconds: float) -> float:
+    if seconds > MAX_TIMEOUT:
+        raise ValueError(f"{seconds:.6g} seconds: a timeout is at most 30 days "
+                         f"({MAX_TIMEOUT:.0f} seconds)")
+    return seconds
+
+
 Duration = Annotated[
     float,
-    BeforeValidator(parse_duration),
+    BeforeValidator(_duration),
+    AfterValidator(_at_most_30_days),
     WithJsonSchema(
         {
             "anyOf": [
@@ -47,8 +71,14 @@ Duration = Annotated[
 
 DEFAULT_INDEX_TIMEOUT = 6 * 3600.0
 DEFAULT_SEARCH_TIMEOUT = 120.0
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_NAME = 64
+#: Read before parsing: a spec is a page of JSON, not a data file.
+MAX_SPEC_BYTES = 1 << 20
+#: n = k x candidates results are asked for; a tool serves hundreds at most.
+MAX_CANDIDATES = 1000
+# Always fullmatch: `$` would accept a trailing newline.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 REGEX_GROUPS = ("path", "start", "end", "text", "score")
 
 
@@ -168,19 +198,31 @@ class EngineSpec(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _NAME.match(value):
+        if len(value) > MAX_NAME:
+            raise ValueError(f"a name of {len(value)} characters; a name is at most "
+                             f"{MAX_NAME} (it names a directory)")
+        if not _NAME.fullmatch(value):
             raise ValueError(
-                f"{value!r}: use letters, digits, '.', '_' and '-' (it names a directory)"
+                f"{value!r}: use letters, digits, '.', '_' and '-', starting with a letter or "
+                f"digit (it names a directory)"
             )
         return value
 
     @field_validator("per_file")
     @classmethod
     def _per_file(cls, value: list[int]) -> list[int]:
-        if any(v < 1 for v in value):
-            raise ValueError("every per_file setting is a whole number >= 1")
+        if any(v < 1 or v > MAX_CANDIDATES for v in value):
+            raise ValueError(f"every per_file setting is a whole number from 1 to "
+                             f"{MAX_CANDIDATES}")
         if len(set(value)) != len(value):
             raise ValueError("per_file lists a setting twice")
+        return value
+
+    @field_validator("candidates")
+    @classmethod
+    def _candidates(cls, value: int) -> int:
+        if value > MAX_CANDIDATES:
+            raise ValueError(f"{str(value)[:20]}: candidates is at most {MAX_CANDIDATES}")
         return value
 
     @field_validator("env")
@@ -188,8 +230,9 @@ class EngineSpec(_Model):
     def _env(cls, value: list[str]) -> list[str]:
         for entry in value:
             key, sep, _ = entry.partition("=")
-            if not sep or not _ENV_KEY.match(key):
-                raise ValueError(f"{entry!r} is not KEY=value")
+            if not sep or not _ENV_KEY.fullmatch(key):
+                raise ValueError(f"{entry[:80]!r} is not KEY=value (KEY: letters, digits and "
+                                 f"'_', not starting with a digit)")
         return value
 
     @model_validator(mode="after")
@@ -250,7 +293,8 @@ def load_spec(path: str | Path) -> LoadedSpec:
     """Read, validate and template-check one engine spec."""
     file = Path(path)
     try:
-        raw = file.read_bytes()
+        with file.open("rb") as fh:
+            raw = fh.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(
             f"{file}: no such engine spec",
@@ -258,6 +302,9 @@ def load_spec(path: str | Path) -> LoadedSpec:
         ) from None
     except OSError as exc:
         raise SpecError(f"{file}: cannot read: {exc.strerror}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"{file}: larger than {MAX_SPEC_BYTES} bytes; an engine spec is a page "
+                        f"of JSON", hint="keep data the engine needs in a file next to the spec")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -267,6 +314,11 @@ def load_spec(path: str | Path) -> LoadedSpec:
             f"{file}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}",
             hint="JSON has no comments or trailing commas",
         ) from None
+    except RecursionError:
+        raise SpecError(f"{file}: JSON nested too deep to read") from None
+    except ValueError:  # the only other one json raises: an integer too long to convert
+        raise SpecError(f"{file}: a number with more than {sys.get_int_max_str_digits()} "
+                        f"digits") from None
     if not isinstance(data, dict):
         raise SpecError(f"{file}: an engine spec is a JSON object, not {type(data).__name__}")
     try:
@@ -311,7 +363,10 @@ def _suggest(loc: list[str]) -> str:
 
 
 def _check_templates(file: Path, spec: EngineSpec) -> None:
-    def check(field: str, template: str, allowed: frozenset[str]) -> None:
+    def check(field: str, template: str, allowed: frozenset[str], *, nul: bool = False) -> None:
+        if "\x00" in template and not nul:
+            raise SpecError(f"{file}: field `{field}`: contains a NUL byte, which no OS passes "
+                            f"in an argument, environment variable or path; remove it")
         try:
             templating.check(template, allowed)
         except templating.TemplateProblem as exc:
@@ -333,4 +388,4 @@ def _check_templates(file: Path, spec: EngineSpec) -> None:
         if cmd.dir is not None:
             check(f"{label}.dir", cmd.dir, allowed)
         if cmd.stdin is not None:
-            check(f"{label}.stdin", cmd.stdin, allowed)
+            check(f"{label}.stdin", cmd.stdin, allowed, nul=True)  # stdin is bytes
