@@ -3,16 +3,25 @@
 This is the only place that knows how a spec's templates meet real paths. It
 returns data -- rendered commands, measurements, parsed hits and errors --
 and leaves grading and printing to others.
+
+A rendered command is checked against what the OS will pass before it is
+spawned: a NUL byte, text that cannot be encoded, an argument over Linux's
+MAX_ARG_STRLEN or a command line over ARG_MAX would each make exec fail, and
+a query that renders to one fails alone (`SearchResult.rejected`) with the
+advice to send it on stdin or to a persistent engine, where it is data.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..errors import EngineUnavailable, SpecError
+from ..errors import CommandRejected, EngineUnavailable, SpecError
 from ..model import Hit
 from . import process, templating, variables
 from .parse import ParseResult, parse
@@ -51,6 +60,9 @@ class SearchResult:
     truncated: bool = False
     timed_out: bool = False
     leftovers: int = 0
+    #: bench refused to run this query's command (it could not be rendered, or the
+    #: OS would refuse it): the spec or the query is at fault, not the engine.
+    rejected: bool = False
 
 
 def ask(loaded: LoadedSpec, query: str, k: int, per_file: int) -> Ask:
@@ -62,13 +74,20 @@ def _render(loaded: LoadedSpec, which: Literal["index", "search"], ctx: Context,
     cmd = loaded.spec.index if which == "index" else loaded.spec.search
     assert cmd is not None
     values = variables.values(loaded.name, loaded.spec_dir, ctx, question)
-    try:
-        argv = templating.render_argv(cmd.command, values)
-        env = templating.render_env(loaded.spec.env, values)
-        cwd = templating.render(cmd.dir, values) if cmd.dir else str(ctx.state)
-        stdin = templating.render(cmd.stdin, values) if cmd.stdin is not None else None
-    except templating.TemplateProblem as exc:
-        raise SpecError(f"{loaded.file}: {which}: {exc}") from None
+
+    def render(label: str, template: str) -> str:
+        try:
+            return templating.render(template, values)
+        except templating.TemplateProblem as exc:
+            raise SpecError(f"{loaded.file}: field `{label}`: {exc}") from None
+
+    argv = [render(f"{which}.command[{i}]", part) for i, part in enumerate(cmd.command)]
+    env = {}
+    for i, entry in enumerate(loaded.spec.env):
+        key, _, value = entry.partition("=")
+        env[key] = render(f"env[{i}]", value)
+    cwd = render(f"{which}.dir", cmd.dir) if cmd.dir else str(ctx.state)
+    stdin = render(f"{which}.stdin", cmd.stdin) if cmd.stdin is not None else None
     cwd_path = Path(cwd)
     if not cwd_path.is_absolute():
         cwd_path = loaded.spec_dir / cwd_path
@@ -90,12 +109,70 @@ def _owner(loaded: LoadedSpec, which: str) -> str:
     return f"engine {loaded.name!r} ({loaded.file}) {which}"
 
 
+@functools.cache
+def os_limits() -> tuple[int | None, int]:
+    """(longest single argument or env entry, whole argv + environment) exec accepts, in bytes.
+
+    Linux caps each string at 32 pages (MAX_ARG_STRLEN) whatever ARG_MAX says;
+    other systems have only the total.
+    """
+    try:
+        total = os.sysconf("SC_ARG_MAX")
+    except (ValueError, OSError):
+        total = -1
+    total = total if total > 0 else 128 * 1024  # the smallest Linux ever had
+    per_arg = 32 * os.sysconf("SC_PAGE_SIZE") if sys.platform.startswith("linux") else None
+    return per_arg, total
+
+
+def _encoded(text: str, what: str, owner: str) -> bytes:
+    if "\x00" in text:
+        raise CommandRejected(f"{owner}: {what} contains a NUL byte, which the OS cannot pass")
+    try:
+        return os.fsencode(text)
+    except UnicodeEncodeError as exc:
+        raise CommandRejected(f"{owner}: {what} cannot be encoded for the OS "
+                              f"({exc.reason} at character {exc.start})") from None
+
+
+def check_command(rendered: Rendered, owner: str) -> None:
+    """Raise CommandRejected for a command exec would refuse, before anything is spawned."""
+    per_arg, total_max = os_limits()
+    strings = [(f"argument {i}", arg) for i, arg in enumerate(rendered.argv)]
+    # The child's environment is bench's own plus the spec's, as process.spawn builds it.
+    env = {**os.environ, **rendered.env}
+    strings += [(f"env {key}", f"{key}={value}") for key, value in env.items()]
+    total = 0
+    for what, text in strings:
+        size = len(_encoded(text, what, owner)) + 1  # with its terminating NUL
+        if per_arg is not None and size > per_arg:
+            raise CommandRejected(f"{owner}: {what} is {size - 1} bytes; Linux passes at most "
+                                  f"{per_arg - 1} bytes in one (MAX_ARG_STRLEN)")
+        total += size + 8  # and its pointer
+    if total > total_max:
+        raise CommandRejected(f"{owner}: the command line and environment take {total} bytes; "
+                              f"the OS passes at most {total_max} (ARG_MAX)")
+    _encoded(rendered.cwd, "the working directory", owner)
+    if rendered.stdin is not None:
+        try:
+            rendered.stdin.encode()
+        except UnicodeEncodeError as exc:
+            raise CommandRejected(f"{owner}: stdin cannot be encoded as UTF-8 ({exc.reason} at "
+                                  f"character {exc.start})") from None
+
+
+def _rejected(exc: CommandRejected) -> str:
+    """The query's one-line error: what the OS refused, and what to do instead."""
+    return f"{exc.message}; {exc.hint}"
+
+
 def run_index(loaded: LoadedSpec, ctx: Context) -> tuple[Rendered | None, Measurement | None]:
     """Run the index command, if the spec has one. The state dir is created first."""
     ctx.state.mkdir(parents=True, exist_ok=True)
     rendered = render_index(loaded, ctx)
     if rendered is None:
         return None, None
+    check_command(rendered, _owner(loaded, "index"))
     measurement = process.run(
         rendered.argv, timeout=loaded.spec.index_timeout, cwd=rendered.cwd, env=rendered.env,
         stdin=rendered.stdin.encode() if rendered.stdin is not None else None,
@@ -113,7 +190,7 @@ def engine_version(loaded: LoadedSpec) -> str | None:
         argv = templating.render_argv(loaded.spec.version, values)
         m = process.run(argv, timeout=VERSION_TIMEOUT, cwd=str(loaded.spec_dir),
                         owner=_owner(loaded, "version"), requires=loaded.spec.requires)
-    except (EngineUnavailable, templating.TemplateProblem) as exc:
+    except (EngineUnavailable, CommandRejected, templating.TemplateProblem) as exc:
         return f"unavailable: {exc}"
     text = (m.stdout or m.stderr).decode("utf-8", errors="replace").strip()
     first = text.splitlines()[0] if text else ""
@@ -132,6 +209,7 @@ class Searcher:
         if self.loaded.spec.mode == "persistent":
             self.ctx.state.mkdir(parents=True, exist_ok=True)
             self.start_command = _render(self.loaded, "search", self.ctx)
+            check_command(self.start_command, _owner(self.loaded, "search"))
             self.session = EngineSession(
                 self.start_command.argv, cwd=self.start_command.cwd, env=self.start_command.env,
                 owner=_owner(self.loaded, "search"), requires=self.loaded.spec.requires,
@@ -151,7 +229,14 @@ class Searcher:
         """What runs for this query: the session's start command, or the one-shot argv."""
         if self.start_command is not None:
             return self.start_command
-        return render_search(self.loaded, self.ctx, query, k, per_file)
+        try:
+            return render_search(self.loaded, self.ctx, query, k, per_file)
+        except SpecError:
+            # This query's command cannot be rendered (search() said why): show the
+            # templates it would have come from, never a command that did not run.
+            search = self.loaded.spec.search
+            return Rendered(argv=list(search.command), env={}, cwd=str(self.ctx.state),
+                            stdin=search.stdin)
 
     def search(self, query: str, k: int, per_file: int) -> SearchResult:
         spec = self.loaded.spec
@@ -165,12 +250,21 @@ class Searcher:
                 result.error = reply.error
                 return result
         else:
-            rendered = render_search(self.loaded, self.ctx, query, k, per_file)
-            m = process.run(
-                rendered.argv, timeout=spec.search_timeout, cwd=rendered.cwd, env=rendered.env,
-                stdin=rendered.stdin.encode() if rendered.stdin is not None else None,
-                owner=_owner(self.loaded, "search"), requires=spec.requires,
-            )
+            owner = _owner(self.loaded, "search")
+            try:
+                rendered = render_search(self.loaded, self.ctx, query, k, per_file)
+            except SpecError as exc:  # a long query met a template that multiplies it
+                return SearchResult(error=f"cannot render this query's command: "
+                                    f"{exc.message}", rejected=True)
+            try:
+                check_command(rendered, owner)
+                m = process.run(
+                    rendered.argv, timeout=spec.search_timeout, cwd=rendered.cwd,
+                    env=rendered.env, owner=owner, requires=spec.requires,
+                    stdin=rendered.stdin.encode() if rendered.stdin is not None else None,
+                )
+            except CommandRejected as exc:
+                return SearchResult(error=_rejected(exc), rendered=rendered, rejected=True)
             result = SearchResult(latency_s=m.wall_s, rendered=rendered, raw=m.stdout,
                                   truncated=m.stdout_truncated, timed_out=m.timed_out,
                                   leftovers=m.leftovers_killed)
