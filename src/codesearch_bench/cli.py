@@ -14,6 +14,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 
@@ -93,6 +94,9 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--resume", type=Path, default=None, metavar="OUT.json",
                    help="skip the cells a previous (interrupted) run already finished; "
                    "writes to --json, or back to this file")
+    p.add_argument("--wide", action="store_true",
+                   help="every per_file pass and every cutoff in the table (default: the "
+                   "headline table, which fits 100 columns)")
     p.add_argument("--shard", default=None, metavar="I/N",
                    help="run only shard I of N of the (engine x corpus) cells; merge the shards "
                    "with `bench report --merge`")
@@ -111,6 +115,8 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--format", choices=list(EXPORTERS), default="table")
     p.add_argument("--out", type=Path, default=None,
                    help="output file (md/json) or directory (png; default ./report)")
+    p.add_argument("--wide", action="store_true",
+                   help="table: every per_file pass and every cutoff")
     p.add_argument("--merge", action="store_true",
                    help="merge shards into one result file (needs -o/--output)")
     p.add_argument("-o", "--output", type=Path, default=None, help="merged result file")
@@ -182,17 +188,39 @@ def run(argv: Sequence[str], ui: UI) -> int:
     return code
 
 
-def _terminate_as_interrupt(_signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt
+class _Interrupts:
+    """SIGINT and SIGTERM as one KeyboardInterrupt, raised once.
+
+    The first signal interrupts. A signal during an engine's teardown never
+    reaches this handler: engine/signals.py holds it there (and a second one
+    kills the engines at once), then delivers the first through here. Once the
+    interrupt is raised every engine is stopped and reaped on the way out, and
+    what is left is writing the partial result and the last message: a second
+    signal outside teardown is ignored so it cannot cut that short (or print a
+    traceback); a third restores the default action, for a bench that hangs.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, signum: int, _frame: object) -> None:
+        self.count += 1
+        if self.count == 1:
+            raise KeyboardInterrupt
+        if self.count >= 3:
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ui = UI()
-    # SIGTERM (a CI timeout, `kill`) takes the same path as Ctrl-C: engines are
-    # stopped and reaped, and a comparison still writes its partial JSON.
-    previous = None
+    # SIGTERM takes the same path as Ctrl-C: engines are stopped and reaped, and a
+    # comparison still writes its partial JSON.
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+        handler = _Interrupts()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, handler)
     try:
         return run(sys.argv[1:] if argv is None else argv, ui)
     except Interrupted as exc:
@@ -208,8 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version exit through argparse
         return int(exc.code or 0)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, before in previous.items():
+            signal.signal(signum, before if before is not None else signal.SIG_DFL)
 
 
 if __name__ == "__main__":

@@ -242,7 +242,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     plans = _plans(opts, events, failures, specs)
     kept = _kept(previous, plans, specs, opts)
     rows, failures = [*kept.rows], [*kept.failures, *failures]
-    engines_out = {**kept.engines, **{s.name: _engine_out(s) for s in specs}}
+    # The given engines first, in the order given: rows and paired differences follow it.
+    engines_out = {s.name: _engine_out(s) for s in specs}
+    engines_out.update({k: v for k, v in kept.engines.items() if k not in engines_out})
     corpora_out = {**kept.corpora, **{p.corpus.name: _corpus_out(p) for p in plans}}
     header = journal.Header(protocol_version=PROTOCOL_VERSION, cutoffs=list(opts.cutoffs),
                             created=_now())
@@ -291,7 +293,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         corpora=corpora_out,
         engines=engines_out,
         rows=rows,
-        comparisons=comparisons(rows),
+        comparisons=comparisons(rows, order=list(engines_out)),
         failures=failures,
     )
     written = None

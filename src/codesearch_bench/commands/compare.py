@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     )
     with progress.compare_progress(ui.err) as bar:
         outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done))
-    table.render_compare(ui.out, outcome.result)
+    table.render_compare(ui.out, outcome.result, wide=args.wide)
     if outcome.written is not None and not outcome.interrupted:
         ui.out.print(f"wrote {outcome.written}", markup=False, highlight=False)
     if outcome.interrupted:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError
-from ..render import EXPORTERS
+from ..render import EXPORTERS, ExportOptions
 from ..render.ui import UI
 from ..results.merge import Combined, combine
 from ..results.schema import ResultFile
@@ -22,7 +22,8 @@ def load(files: list[Path], *, strict: bool) -> Combined:
         return Combined(loaded[0][1])
     combined = combine(loaded, strict=strict)
     combined.result = combined.result.model_copy(
-        update={"comparisons": comparisons(combined.result.rows)})
+        update={"comparisons": comparisons(combined.result.rows,
+                                           order=list(combined.result.engines))})
     return combined
 
 
@@ -44,5 +45,5 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     combined = load(files, strict=False)
     for line in combined.duplicates:
         ui.warn("duplicate row ignored", line)
-    EXPORTERS[args.format](combined.result, args.out, ui)
+    EXPORTERS[args.format](combined.result, ExportOptions(out=args.out, wide=args.wide), ui)
     return 0

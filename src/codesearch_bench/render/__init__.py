@@ -8,34 +8,51 @@ entry to EXPORTERS.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from ..results.schema import ResultFile
 from .ui import UI
 
-Exporter = Callable[[ResultFile, Path | None, UI], None]
+
+@dataclass(frozen=True)
+class ExportOptions:
+    out: Path | None = None  # a file (md, json) or a directory (png); None: stdout
+    wide: bool = False  # table: every per_file pass and cutoff
 
 
-def _table(result: ResultFile, out: Path | None, ui: UI) -> None:
+Exporter = Callable[[ResultFile, ExportOptions, UI], None]
+
+
+def _table(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     from .table import render_compare
 
-    render_compare(ui.out, result)
+    render_compare(ui.out, result, wide=opts.wide)
 
 
-def _markdown(result: ResultFile, out: Path | None, ui: UI) -> None:
+def _markdown(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     from .markdown import render_markdown
 
-    _text(render_markdown(result), out, ui)
+    _text(render_markdown(result), opts.out, ui)
 
 
-def _json(result: ResultFile, out: Path | None, ui: UI) -> None:
-    _text(result.dumps(), out, ui)
+def _json(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
+    _text(result.dumps(), opts.out, ui)
 
 
-def _png(result: ResultFile, out: Path | None, ui: UI) -> None:
+def _png(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     from .plots import render_plots
 
-    for path in render_plots(result, out or Path("report")):
+    out_dir = opts.out or Path("report")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: is a file; png writes one file per figure "
+                         "into a directory", hint="give a directory, e.g. --out report/")
+    try:
+        paths = render_plots(result, out_dir)
+    except OSError as exc:
+        raise UsageError(f"--out {out_dir}: cannot write there: {exc.strerror}") from None
+    for path in paths:
         ui.out.print(f"wrote {path}", markup=False, highlight=False)
 
 
@@ -43,7 +60,14 @@ def _text(text: str, out: Path | None, ui: UI) -> None:
     if out is None:
         ui.out.file.write(text)
         return
-    out.write_text(text)
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a directory; this format writes one file",
+                         hint=f"give a file name, e.g. --out {out / 'report.md'}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write there: {exc.strerror}") from None
     ui.out.print(f"wrote {out}", markup=False, highlight=False)
 
 

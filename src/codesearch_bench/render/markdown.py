@@ -4,7 +4,7 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 from __future__ import annotations
 
 from ..results.schema import ResultFile, Row
-from .table import FLAG_HELP, fmt, index_cells, mib, secs
+from .cells import FLAG_HELP, delta, flags_used, fmt, index_cells, mib, pvalue, rows_of, secs
 
 
 def _cell(text: str) -> str:
@@ -31,7 +31,7 @@ def render_markdown(result: ResultFile) -> str:
     head += [f"file@{k}" for k in result.cutoffs] + [f"chunk@{k}" for k in result.cutoffs]
     head += ["MRR", "zero-miss", "flags"]
     for corpus, info in result.corpora.items():
-        rows = [r for r in result.rows if r.corpus == corpus]
+        rows = rows_of(result, corpus, headline_only=False)
         out.append(f"### {corpus}: {info.files} files ({info.tier}), {info.queries} queries\n")
         out.append(f"`tree=` {info.tree}  \n`pin=` {info.pin}\n")
         if not rows:
@@ -41,7 +41,7 @@ def render_markdown(result: ResultFile) -> str:
             out.append("|" + "---|" * len(head))
             out.extend("| " + " | ".join(_row(result, r)) + " |" for r in rows)
             out.append("")
-            used = sorted({f.split("=")[0] for r in rows for f in r.flags} & set(FLAG_HELP))
+            used = flags_used(rows)
             notes = ["file@k / chunk@k: recall at cutoff k, mean with the 95% bootstrap "
                      "interval at k=10; n/e: not entered; bold: the headline row "
                      "(per_file 1)."]
@@ -54,13 +54,8 @@ def render_markdown(result: ResultFile) -> str:
             out.append("| metric | A | B | n | A − B [95% CI] | test | p (Holm) |")
             out.append("|---|---|---|---|---|---|---|")
             for c in comps:
-                delta = "" if c.delta is None else f"{c.delta:+.3f}"
-                if c.lo is not None and c.hi is not None:
-                    delta += f" [{c.lo:+.3f}, {c.hi:+.3f}]"
-                p = "" if c.p_adjusted is None else (
-                    "<0.001" if c.p_adjusted < 0.001 else f"{c.p_adjusted:.3f}")
-                out.append(f"| {c.metric} | {c.engine_a} | {c.engine_b} | {c.n} | {delta} | "
-                           f"{c.test} | {p} |")
+                out.append(f"| {c.metric} | {c.engine_a} | {c.engine_b} | {c.n} | "
+                           f"{delta(c, sep=', ')} | {c.test} | {pvalue(c.p_adjusted)} |")
             out.append("")
     failures = result.failures
     if failures:

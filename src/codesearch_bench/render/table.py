@@ -1,124 +1,142 @@
-"""Render a comparison: one table per corpus, then the paired comparisons."""
+"""The terminal view of a comparison: per corpus a headline table, the paired comparisons,
+then what the flags mean and what failed.
+
+The default headline table fits 100 columns (80 with the flags folded): one row
+per engine at its headline per_file setting, recall at 10 with the larger side
+of its interval. `--wide` shows every per_file pass and every cutoff. When
+stdout is not a terminal (a pipe, a CI log) the same tables print as plain
+Markdown-style pipe tables, which never wrap a number.
+"""
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..results.schema import Estimate, ResultFile, Row
+from ..results.schema import Comparison, ResultFile, Row
+from .cells import (
+    FLAG_HELP,
+    HEADLINE,
+    delta,
+    flags_used,
+    fmt,
+    headline,
+    index_cells,
+    mib,
+    pvalue,
+    rows_of,
+    secs,
+    significant,
+    tokens,
+)
 
-FLAG_HELP = {
-    "!! no_spans": "results carry no line spans although the spec says spans: true -- "
-                   "fix the adapter's span fields",
-    "!! depth": "raw results reached n but filled fewer file slots than the cutoff -- "
-                "the tool was asked for too few results; raise `candidates`",
-    "!! line_base": "results at line 0 although the spec says line_base 1 -- the tool counts "
-                    "from zero: set line_base: 0",
-    "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
-    "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
-    "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",
-    "outside": "results pointing outside the tree, dropped and never read",
-    "undecodable": "bytes of output that were not UTF-8, replaced before parsing",
-    "leftovers": "processes the engine left running after a query, killed and reaped",
-}
-
-
-def fmt(est: Estimate | None, digits: int = 2, ci: bool = False) -> str:
-    if est is None or est.mean is None:
-        return ""
-    text = f"{est.mean:.{digits}f}"
-    if ci and est.lo is not None and est.hi is not None:
-        text += f" [{est.lo:.{digits}f},{est.hi:.{digits}f}]"
-    return text
+_NUMERIC = {"file@10", "chunk@10", "MRR", "tok@10", "p50", "index"}
+PAIRED = ("metric", "A − B", "difference [95% CI]", "p (Holm)", "n")
 
 
-def secs(value: float | None, sep: str = "") -> str:
-    """Milliseconds under a second, else seconds: `61ms` (terminal) or `61 ms` (sep=" ")."""
-    if value is None:
-        return ""
-    return f"{value * 1000:.0f}{sep}ms" if value < 1 else f"{value:.1f}{sep}s"
-
-
-def mib(value: int | None, unit: str = "M") -> str:
-    return "" if value is None else f"{value / 2**20:.0f}{unit}"
-
-
-def index_cells(row: Row, sep: str = "", unit: str = "M") -> tuple[str, str]:
-    if row.index.cached:
-        return "cached", "cached"
-    if row.index.command is None:
-        return "none", ""
-    return (secs(row.index.wall_s, sep) or "-"), (mib(row.index.peak_rss_bytes, unit) or "-")
-
-
-def corpus_table(result: ResultFile, corpus: str) -> Table:
-    rows = [r for r in result.rows if r.corpus == corpus]
-    info = result.corpora.get(corpus)
-    title = escape(corpus)
-    if info:
-        title = f"{escape(corpus)}: {info.files} files ({info.tier}), {info.queries} queries"
-    table = Table(title=title, title_justify="left")
+def _wide_head(result: ResultFile) -> list[str]:
     cols = ["engine", "per_file", "files/chunks", "index", "index RSS", "p50", "p95",
             "search RSS", "tok@10"]
     cols += [f"file@{k}" for k in result.cutoffs] + [f"chunk@{k}" for k in result.cutoffs]
-    cols += ["MRR", "zero-miss", "flags"]
-    for c in cols:
-        table.add_column(c, overflow="fold", no_wrap=c in ("engine",))
-    for r in rows:
-        m = r.metrics
-        idx_time, idx_rss = index_cells(r)
-        fc = "/".join(str(v) if v is not None else "-" for v in (r.index.files, r.index.chunks))
-        tok = fmt(m.get("tokens@10"), 0) + ("*" if r.token_column == "corpus" else "")
-        cells = [escape(r.engine), str(r.per_file), fc if fc != "-/-" else "", idx_time, idx_rss,
-                 secs(r.search.p50_s), secs(r.search.p95_s), mib(r.search.peak_rss_bytes),
-                 tok]
-        cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
-        cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
-        cells += [fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")),
-                  escape(" ".join(r.flags))]
-        table.add_row(*cells, style=None if r.headline else "dim")
+    return [*cols, "MRR", "zero-miss", "flags"]
+
+
+def _wide(result: ResultFile, r: Row) -> list[str]:
+    m = r.metrics
+    idx_time, idx_rss = index_cells(r)
+    fc = "/".join(str(v) if v is not None else "-" for v in (r.index.files, r.index.chunks))
+    cells = [r.engine, str(r.per_file), fc if fc != "-/-" else "", idx_time, idx_rss,
+             secs(r.search.p50_s), secs(r.search.p95_s), mib(r.search.peak_rss_bytes),
+             tokens(r)]
+    cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
+    cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
+    return [*cells, fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
+
+
+def _paired(c: Comparison) -> list[str]:
+    mark = " *" if significant(c) else ""
+    return [c.metric, f"{c.engine_a} − {c.engine_b}", delta(c), pvalue(c.p_adjusted) + mark,
+            str(c.n)]
+
+
+def _pipe(head: list[str] | tuple[str, ...], rows: list[list[str]]) -> str:
+    def line(cells: list[str] | tuple[str, ...]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    return "\n".join([line(head), "|" + "---|" * len(head), *(line(r) for r in rows)])
+
+
+def _rich(title: str, head: list[str] | tuple[str, ...], rows: list[list[str]],
+          dim: list[bool] | None = None) -> Table:
+    # One space between columns (the box's own divider) and none at the edges: the
+    # headline table then needs 80 columns for names up to 16 characters.
+    table = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD,
+                  padding=(0, 0), show_edge=False)
+    for i, name in enumerate(head):
+        numeric = name in _NUMERIC or "@" in name
+        # A number is never cut: its column is as wide as its widest cell; names and
+        # flags fold instead when the terminal is narrow.
+        whole = numeric or name == "mode"
+        widest = max([len(name), *(len(r[i]) for r in rows)]) if whole else None
+        table.add_column(name, justify="right" if numeric else "left", no_wrap=whole,
+                         min_width=widest, overflow="fold")
+    for i, cells in enumerate(rows):
+        table.add_row(*(escape(c) for c in cells),
+                      style="dim" if dim is not None and dim[i] else None)
     return table
 
 
-def render_compare(console: Console, result: ResultFile) -> None:
+def render_compare(console: Console, result: ResultFile, *, wide: bool = False) -> None:
+    plain = not console.is_terminal
     for corpus, info in result.corpora.items():
-        console.print(f"tree={escape(info.tree)}  pin={escape(info.pin)}")
-        console.print(corpus_table(result, corpus))
-        comps = [c for c in result.comparisons if c.corpus == corpus]
-        if comps:
-            ct = Table(title=f"{escape(corpus)}: paired comparisons (Holm-corrected across pairs)",
-                       title_justify="left")
-            for column in ("metric", "A", "B", "n", "A - B [95% CI]", "test", "p", "p (Holm)"):
-                ct.add_column(column)
-            for c in comps:
-                delta = "" if c.delta is None else f"{c.delta:+.3f}"
-                if c.lo is not None and c.hi is not None:
-                    delta += f" [{c.lo:+.3f},{c.hi:+.3f}]"
-                sig = c.p_adjusted is not None and c.p_adjusted < 0.05
-                ct.add_row(c.metric, escape(c.engine_a), escape(c.engine_b), str(c.n), delta,
-                           c.test, _pval(c.p), _pval(c.p_adjusted) + (" *" if sig else ""))
-            console.print(ct)
-    used = {f.split("=")[0] for r in result.rows for f in r.flags}
-    for flag in sorted(used):
-        if flag in FLAG_HELP:
-            console.print(f"[dim]{escape(flag)}: {FLAG_HELP[flag]}[/]")
+        title = f"{corpus}: {info.files} files ({info.tier}), {info.queries} queries"
+        rows = rows_of(result, corpus, headline_only=not wide)
+        head: list[str] | tuple[str, ...] = _wide_head(result) if wide else HEADLINE
+        cells = [_wide(result, r) if wide else headline(r) for r in rows]
+        pairs = [c for c in result.comparisons if c.corpus == corpus]
+        if plain:
+            text = f"### {title}\n\ntree={info.tree}  pin={info.pin}\n\n"
+            text += _pipe(head, cells) if rows else "_no rows_"
+            if pairs:
+                text += "\n\npaired comparisons (Holm-corrected across pairs; * p < 0.05):\n\n"
+                text += _pipe(PAIRED, [_paired(c) for c in pairs])
+            console.print(text + "\n", markup=False, highlight=False, soft_wrap=True)
+            continue
+        console.print()
+        console.print(f"tree={info.tree}  pin={info.pin}", markup=False, highlight=False,
+                      soft_wrap=True)
+        console.print(_rich(title, head, cells, [not r.headline for r in rows]))
+        if pairs:
+            console.print()
+            console.print(_rich(f"{corpus}: paired comparisons (Holm-corrected; * p < 0.05)",
+                                PAIRED, [_paired(c) for c in pairs]))
+    _legend(console, result, wide=wide, plain=plain)
+
+
+def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) -> None:
+    def say(text: str) -> None:
+        console.print(text if plain else f"[dim]{escape(text)}[/]", markup=not plain,
+                      highlight=False, soft_wrap=plain)
+
+    for flag in flags_used(result.rows):
+        say(f"{flag}: {FLAG_HELP[flag]}")
     if result.rows:
-        console.print("[dim]file@k / chunk@k: recall at cutoff k (mean, 95% bootstrap CI at "
-                      "k=10); n/e: not entered; dim rows: extra per_file passes[/]")
+        if wide:
+            say("file@k / chunk@k: recall at cutoff k (mean, 95% bootstrap CI at k=10); "
+                "n/e: not entered; dim rows: extra per_file passes")
+        else:
+            say("file@10 / chunk@10: recall at 10, ± the larger side of its 95% bootstrap "
+                "interval; n/e: not entered; headline per_file only (--wide: every pass and "
+                "cutoff)")
     if result.failures:
-        console.print("[bold red]failed combinations[/] (gaps, not zeros):")
+        console.print("failed combinations (gaps, not zeros):" if plain else
+                      "[bold red]failed combinations[/] (gaps, not zeros):", highlight=False)
         for f in result.failures:
-            console.print(f"  {escape(f.engine)} × {escape(f.corpus)} [{f.stage}]: "
-                          f"{escape(f.message)}", soft_wrap=True)
-            if f.stderr_tail:
-                for line in f.stderr_tail.splitlines()[-5:]:
-                    console.print(f"    [dim]{escape(line)}[/]", soft_wrap=True)
+            console.print(f"  {f.engine} × {f.corpus} [{f.stage}]: {f.message}", markup=False,
+                          highlight=False, soft_wrap=True)
+            for line in (f.stderr_tail or "").splitlines()[-5:]:
+                console.print(f"    {line}", markup=False, highlight=False, soft_wrap=True,
+                              style=None if plain else "dim")
     if result.interrupted:
-        console.print("[bold red]interrupted[/]: partial results only")
-
-
-def _pval(p: float | None) -> str:
-    if p is None:
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+        console.print("interrupted: partial results only", markup=False, highlight=False)

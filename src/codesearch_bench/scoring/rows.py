@@ -135,15 +135,19 @@ def _flags(loaded: LoadedSpec, run: Pass, token_column: str) -> list[str]:
     return flags
 
 
-def comparisons(rows: list[Row]) -> list[Comparison]:
+def comparisons(rows: list[Row], order: list[str] | None = None) -> list[Comparison]:
+    """Every pair of engines per corpus, A before B in `order` (the order they were given),
+    so the paired difference reads the same way on every corpus."""
     out: list[Comparison] = []
     groups: dict[tuple[str, int], list[Row]] = {}
     for row in rows:
         if row.headline:
             groups.setdefault((row.corpus, row.per_file), []).append(row)
+    rank = {name: i for i, name in enumerate(order or [])}
     for (corpus, per_file), group in groups.items():
         if len(group) < 2:
             continue
+        group = sorted(group, key=lambda r: rank.get(r.engine, len(rank)))
         scores: dict[str, dict[str, list[float]]] = {}
         kinds = {}
         for metric, kind in PAIRED_METRICS.items():

@@ -1,0 +1,111 @@
+"""The words and numbers every view prints: formatted values, row order, flag help.
+
+The terminal table, the piped table and the Markdown report all build their
+cells here, so a number reads the same wherever it is shown.
+"""
+
+from __future__ import annotations
+
+from ..results.schema import Comparison, Estimate, ResultFile, Row
+
+FLAG_HELP = {
+    "!! no_spans": "results carry no line spans although the spec says spans: true -- "
+                   "fix the adapter's span fields",
+    "!! depth": "raw results reached n but filled fewer file slots than the cutoff -- "
+                "the tool was asked for too few results; raise `candidates`",
+    "!! line_base": "results at line 0 although the spec says line_base 1 -- the tool counts "
+                    "from zero: set line_base: 0",
+    "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
+    "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
+    "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",
+    "outside": "results pointing outside the tree, dropped and never read",
+    "undecodable": "bytes of output that were not UTF-8, replaced before parsing",
+    "leftovers": "processes the engine left running after a query, killed and reaped",
+}
+
+#: The compact headline table: what fits 100 columns.
+HEADLINE = ("engine", "mode", "file@10", "chunk@10", "MRR", "tok@10", "p50", "index", "flags")
+
+
+def fmt(est: Estimate | None, digits: int = 2, ci: bool = False) -> str:
+    if est is None or est.mean is None:
+        return ""
+    text = f"{est.mean:.{digits}f}"
+    if ci and est.lo is not None and est.hi is not None:
+        text += f" [{est.lo:.{digits}f},{est.hi:.{digits}f}]"
+    return text
+
+
+def plus_minus(est: Estimate | None) -> str:
+    """`0.95 ±0.06`: the mean and the larger side of its 95% interval (intervals are skewed
+    near 0 and 1, so the larger side is the honest one-number width)."""
+    if est is None or est.mean is None:
+        return ""
+    if est.lo is None or est.hi is None:
+        return f"{est.mean:.2f}"
+    return f"{est.mean:.2f} ±{max(est.mean - est.lo, est.hi - est.mean):.2f}"
+
+
+def secs(value: float | None, sep: str = "") -> str:
+    """Milliseconds under a second, else seconds: `61ms` (terminal) or `61 ms` (sep=" ")."""
+    if value is None:
+        return ""
+    if value < 0.01:
+        return f"{value * 1000:.1f}{sep}ms"  # a persistent engine answers in a fraction of one
+    return f"{value * 1000:.0f}{sep}ms" if value < 1 else f"{value:.1f}{sep}s"
+
+
+def mib(value: int | None, unit: str = "M") -> str:
+    return "" if value is None else f"{value / 2**20:.0f}{unit}"
+
+
+def index_cells(row: Row, sep: str = "", unit: str = "M") -> tuple[str, str]:
+    if row.index.cached:
+        return "cached", "cached"
+    if row.index.command is None:
+        return "none", ""
+    return (secs(row.index.wall_s, sep) or "-"), (mib(row.index.peak_rss_bytes, unit) or "-")
+
+
+def tokens(row: Row, star: str = "*") -> str:
+    return fmt(row.metrics.get("tokens@10"), 0) + (star if row.token_column == "corpus" else "")
+
+
+def rows_of(result: ResultFile, corpus: str, *, headline_only: bool) -> list[Row]:
+    """A corpus's rows in the order the engines were given, then by per_file setting."""
+    rank = {name: i for i, name in enumerate(result.engines)}
+    rows = [r for r in result.rows if r.corpus == corpus and (r.headline or not headline_only)]
+    return sorted(rows, key=lambda r: (rank.get(r.engine, len(rank)), not r.headline,
+                                       r.per_file))
+
+
+def headline(row: Row) -> list[str]:
+    """The cells of HEADLINE for one row (plain text, unescaped)."""
+    m = row.metrics
+    index, _ = index_cells(row)
+    chunk = plus_minus(m.get("chunk.recall@10")) or "n/e"
+    mode = "persistent" if row.search.mode == "persistent" else "oneshot"
+    return [row.engine, mode, plus_minus(m.get("file.recall@10")), chunk,
+            fmt(m.get("file.mrr")), tokens(row), secs(row.search.p50_s), index,
+            " ".join(row.flags)]
+
+
+def pvalue(p: float | None) -> str:
+    if p is None:
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def delta(c: Comparison, sep: str = ",") -> str:
+    text = "" if c.delta is None else f"{c.delta:+.3f}"
+    if c.lo is not None and c.hi is not None:
+        text += f" [{c.lo:+.3f}{sep}{c.hi:+.3f}]"
+    return text
+
+
+def significant(c: Comparison) -> bool:
+    return c.p_adjusted is not None and c.p_adjusted < 0.05
+
+
+def flags_used(rows: list[Row]) -> list[str]:
+    return sorted({f.split("=")[0] for r in rows for f in r.flags} & set(FLAG_HELP))
