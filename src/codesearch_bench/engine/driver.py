@@ -241,6 +241,13 @@ class Searcher:
     def search(self, query: str, k: int, per_file: int) -> SearchResult:
         spec = self.loaded.spec
         if self.session is not None:
+            try:
+                query.encode("utf-8")
+            except UnicodeEncodeError as exc:  # raw bytes smuggled in as surrogates
+                return SearchResult(
+                    error=f"the query cannot be sent as JSON: it is not valid text "
+                          f"({exc.reason} at character {exc.start})",
+                    rendered=self.start_command, rejected=True)
             reply = self.session.request(
                 variables.request(self.ctx, ask(self.loaded, query, k, per_file)),
                 spec.search_timeout)
