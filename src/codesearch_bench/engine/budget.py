@@ -25,8 +25,9 @@ from typing import Any
 
 from jinja2.utils import Namespace
 
-#: Longest template source accepted; an argv element or env value is a line.
-MAX_TEMPLATE_CHARS = 16 * 1024
+#: Longest template source accepted; an argv element or env value is a line,
+#: and jinja2 takes about 0.15 s to compile 4 KiB of dense template.
+MAX_TEMPLATE_CHARS = 4 * 1024
 #: Bytes one render may build, output included. A query itself is not built:
 #: `{{ query }}` of a 200 KB query costs 200 KB of it, once.
 MAX_BYTES = 16 * 1024 * 1024
@@ -76,10 +77,14 @@ class Budget:
         if MAX_STEPS - self.steps > _UNTIMED_STEPS and time.monotonic() > self.deadline:
             raise RenderLimit(f"rendering took longer than {MAX_SECONDS}s")
 
-    def spend(self, cost: int, what: str) -> None:
+    def afford(self, cost: int, what: str) -> None:
+        """Refuse, before it is built, what would not fit; the result is charged once made."""
         if cost > self.bytes:
             raise RenderLimit(f"{what} would build {cost} more bytes; one render may build "
                               f"at most {MAX_BYTES} and has built {MAX_BYTES - self.bytes}")
+
+    def spend(self, cost: int, what: str) -> None:
+        self.afford(cost, what)
         self.bytes -= cost
 
 
@@ -128,7 +133,9 @@ def measure(value: object, budget: Budget | None = None, depth: int = 0) -> tupl
     budget = budget or current()
     if depth > MAX_NESTING:  # also ends a namespace that holds itself
         raise RenderLimit(f"a value nested too deep (more than {MAX_NESTING} levels)")
-    if isinstance(value, str | bytes):
+    if isinstance(value, str):
+        return len(value) if value.isascii() else 4 * len(value), 0  # UTF-8 at most 4 a char
+    if isinstance(value, bytes):
         return len(value), 0
     if is_int(value):
         return value.bit_length() // 3 + 2, 0  # type: ignore[attr-defined]
@@ -165,7 +172,7 @@ def account(result: object) -> object:
         raise RenderLimit(f"an integer of {result.bit_length()} bits; "  # type: ignore[attr-defined]
                           f"a template may compute at most {MAX_INT_BITS}")
     if isinstance(result, str | bytes):
-        current().spend(len(result), "a result")
+        current().spend(weight(result), "a result")
     elif isinstance(result, list | tuple):
         current().spend(8 * len(result), "a result")
         measure(result)
@@ -194,19 +201,19 @@ def binop(operator: str, left: Any, right: Any) -> Any:
         if is_int(left) and is_int(right):
             _check_bits(left.bit_length() + right.bit_length(), "*")
         elif isinstance(left, str | bytes | list | tuple) and is_int(right):
-            budget.spend(max(weight(left), len(left)) * max(right, 0), "repeating a value")
+            budget.afford(max(weight(left), len(left)) * max(right, 0), "repeating a value")
         elif isinstance(right, str | bytes | list | tuple) and is_int(left):
-            budget.spend(max(weight(right), len(right)) * max(left, 0), "repeating a value")
+            budget.afford(max(weight(right), len(right)) * max(left, 0), "repeating a value")
         return account(left * right)
     if operator == "%":
         if isinstance(left, str):
-            budget.spend(percent_cost(left, right), "% formatting")
+            budget.afford(percent_cost(left, right), "% formatting")
         return account(left % right)
     if operator == "+":
         if is_int(left) and is_int(right):
             _check_bits(max(left.bit_length(), right.bit_length()) + 1, "+")
         elif isinstance(left, str | bytes | list | tuple):
-            budget.spend(weight(left) + weight(right), "+")
+            budget.afford(weight(left) + weight(right), "+")
         return account(left + right)
     raise AssertionError(f"operator {operator} is not intercepted")
 

@@ -65,7 +65,7 @@ def _guard_call(obj: Any, args: _Args, kwargs: _Kwargs) -> Any:
         cost = budget.STR_METHODS.get(name)
         if cost is None:
             raise SecurityError(f"str.{name}() is not allowed in spec templates")
-        budget.current().spend(cost(receiver, args, kwargs), f"str.{name}()")
+        budget.current().afford(cost(receiver, args, kwargs), f"str.{name}()")
         return obj
     for kind, allowed in budget.OTHER_METHODS.items():
         if type(receiver) is kind:
@@ -82,7 +82,7 @@ def _guard_call(obj: Any, args: _Args, kwargs: _Kwargs) -> Any:
 def _join(separator: str, items: Iterable[Any]) -> str:
     listed = list(items)
     escapes = 1 if type(separator) is str else 6  # Markup escapes each item
-    budget.current().spend(escapes * budget.join_cost(separator, listed), "str.join()")
+    budget.current().afford(escapes * budget.join_cost(separator, listed), "str.join()")
     return separator.join(listed)
 
 
@@ -90,6 +90,7 @@ class _Formatter(SandboxedFormatter):
     """str.format with each field priced by its width, precision and value."""
 
     def format_field(self, value: Any, format_spec: str) -> Any:
+        # Spent, not only afforded: one format string may hold a thousand fields.
         budget.current().spend(budget.format_field_cost(format_spec, value), "str.format()")
         return super().format_field(value, format_spec)
 
@@ -120,7 +121,7 @@ def _wrap_filter(name: str, func: Callable[..., Any], *, test: bool = False) -> 
 
 def _price_join(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
     items = list(args[0])
-    b.spend(budget.join_cost(budget.argument(args, kwargs, 1, "d", ""), items), "join")
+    b.afford(budget.join_cost(budget.argument(args, kwargs, 1, "d", ""), items), "join")
     return (items, *args[1:]), kwargs
 
 
@@ -128,7 +129,7 @@ def _price_sum(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _
     items = list(args[0])
     start = budget.argument(args, kwargs, 2, "start", 0)
     if isinstance(start, list | tuple | str):  # each partial sum is copied: quadratic
-        b.spend((budget.weight(start) + budget.join_cost("", items)) * max(len(items), 1),
+        b.afford((budget.weight(start) + budget.join_cost("", items)) * max(len(items), 1),
                 "sum")
     return (items, *args[1:]), kwargs
 
@@ -136,14 +137,14 @@ def _price_sum(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _
 def _price_list(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
     value = args[0]
     if isinstance(value, str):
-        b.spend(len(value) * (8 if value.isascii() else 80), "list")
+        b.afford(len(value) * (8 if value.isascii() else 80), "list")
     return args, kwargs
 
 
 def _priced(cost: Callable[[Any, _Args, _Kwargs], int], what: str,
             ) -> Callable[[budget.Budget, _Args, _Kwargs], tuple[_Args, _Kwargs]]:
     def price(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
-        b.spend(cost(args[0], args[1:], kwargs), what)
+        b.afford(cost(args[0], args[1:], kwargs), what)
         return args, kwargs
     return price
 
@@ -208,8 +209,10 @@ def _concat(context: Context, parts: tuple[Any, ...]) -> str:
     """`a ~ b ~ c`, priced before the join."""
     charge = budget.current()
     charge.step()
-    charge.spend(sum(budget.weight(p) for p in parts), "~")
-    return "".join([str(p) for p in parts])
+    charge.afford(sum(budget.weight(p) for p in parts), "~")
+    joined = "".join([str(p) for p in parts])
+    charge.spend(budget.weight(joined), "~")
+    return joined
 
 
 @pass_context

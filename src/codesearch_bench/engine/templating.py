@@ -89,6 +89,8 @@ def check(template: str, allowed: Iterable[str]) -> None:
     A trial render with placeholder values also catches sandbox violations
     (`{{ ''.__class__ }}`) when the spec loads instead of mid-run.
     """
+    if "{" not in template:
+        return  # a literal: no syntax, nothing to render
     allowed = frozenset(allowed)
     unknown = variables_used(template) - allowed
     if unknown:
