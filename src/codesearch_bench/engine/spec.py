@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -31,6 +30,7 @@ from rapidfuzz import process as fuzz_process
 
 from ..errors import SpecError
 from . import templating, variables
+from .budget import MAX_TEMPLATE_CHARS
 from .durations import DURATION_PATTERN, parse_duration
 
 #: The longest timeout a spec may ask for. Waits take at most
@@ -40,16 +40,11 @@ MAX_TIMEOUT = 30 * 86400.0
 
 
 def _duration(value: object) -> float:
-    # float() of a 400-digit integer raises OverflowError, which pydantic would not catch.
-    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_TIMEOUT:
-        raise ValueError(f"{str(value)[:20]}{'...' if len(str(value)) > 20 else ''}: "
-                         f"a timeout is at most 30 days ({MAX_TIMEOUT:.0f} seconds)")
-    return parse_duration(value)
-
-
-def _at_most_30_days(seconds: float) -> float:
+    # A huge int is refused before float() overflows, which pydantic would not catch.
+    huge = isinstance(value, int) and not isinstance(value, bool) and value > MAX_TIMEOUT
+    seconds = MAX_TIMEOUT + 1 if huge else parse_duration(value)
     if seconds > MAX_TIMEOUT:
-        raise ValueError(f"{seconds:.6g} seconds: a timeout is at most 30 days "
+        raise ValueError(f"{str(value)[:24]}: a timeout is at most 30 days "
                          f"({MAX_TIMEOUT:.0f} seconds)")
     return seconds
 
@@ -57,7 +52,6 @@ def _at_most_30_days(seconds: float) -> float:
 Duration = Annotated[
     float,
     BeforeValidator(_duration),
-    AfterValidator(_at_most_30_days),
     WithJsonSchema(
         {
             "anyOf": [
@@ -76,6 +70,7 @@ MAX_NAME = 64
 MAX_SPEC_BYTES = 1 << 20
 #: n = k x candidates results are asked for; a tool serves hundreds at most.
 MAX_CANDIDATES = 1000
+MAX_SPEC_TEMPLATE_CHARS = 16 * 1024
 # Always fullmatch: `$` would accept a trailing newline.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -363,10 +358,18 @@ def _suggest(loc: list[str]) -> str:
 
 
 def _check_templates(file: Path, spec: EngineSpec) -> None:
+    compiled = 0
+
     def check(field: str, template: str, allowed: frozenset[str], *, nul: bool = False) -> None:
+        nonlocal compiled
         if "\x00" in template and not nul:
             raise SpecError(f"{file}: field `{field}`: contains a NUL byte, which no OS passes "
                             f"in an argument, environment variable or path; remove it")
+        compiled += len(template) if "{" in template else 0
+        # jinja2 compiles some 30 KB a second; one over-long template says so itself.
+        if compiled > MAX_SPEC_TEMPLATE_CHARS and len(template) <= MAX_TEMPLATE_CHARS:
+            raise SpecError(f"{file}: field `{field}`: the spec's templates add up to more than "
+                            f"{MAX_SPEC_TEMPLATE_CHARS} characters")
         try:
             templating.check(template, allowed)
         except templating.TemplateProblem as exc:
