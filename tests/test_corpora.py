@@ -105,8 +105,9 @@ exclude = ["**/tests/**"]
     assert files == ["lib/a.py", "lib/b.c"]
     assert result.manifest.files == 2 and result.manifest.tier == "small"
     assert result.manifest.languages == {"c": 1, "python": 1}
-    # hard links, not copies
-    assert (result.tree / "lib/a.py").stat().st_ino == (src / "lib/a.py").stat().st_ino
+    # the user's own files are copied, never hard-linked: an engine writing to its tree
+    # must not change them
+    assert (result.tree / "lib/a.py").stat().st_ino != (src / "lib/a.py").stat().st_ino
     start = time.perf_counter()
     again = setup(corpus, root)
     assert again.cached and time.perf_counter() - start < 0.1

@@ -224,7 +224,7 @@ def test_broken_specs_are_gaps(bench: Bench, change: dict, words: str, code: int
     data = json.loads(bad.read_text())
     data.update(change)
     bad.write_text(json.dumps(data))
-    got, result = bench.run(bad)
+    got, result = bench.run(bad, extra=("--keep-going",))
     assert got == code
     bench.good_row(result)
     (failure,) = result.failures
@@ -242,6 +242,18 @@ def test_missing_binary(bench: Bench) -> None:
     (failure,) = result.failures
     assert "definitely-not-a-binary-xyz" in failure.message
     assert "pip install nothing-here" in failure.message
+
+
+def test_a_broken_spec_stops_the_run_before_any_engine(
+        bench: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found in the first second, not after every other engine has run."""
+    bad = spec(bench.tmp, "bad", "ok", spnas=True)
+    code = main(["compare", "--corpora-file", str(bench.toml), "--work", str(bench.tmp / "w"),
+                 "--json", str(bench.out), "--engine", str(bench.good), "--engine", str(bad)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "found before any engine ran" in err and "did you mean `spans`" in err
+    assert "--keep-going" in err and not bench.out.exists()
 
 
 def test_malformed_corpora_toml(bench: Bench, capsys: pytest.CaptureFixture[str]) -> None:
@@ -266,7 +278,7 @@ def test_malformed_query_file_spares_other_corpora(bench: Bench) -> None:
     (bench.tmp / "p2" / "a.py").write_text("x = 1\n")
     second_corpus(bench, '[corpus.other]\nsource = "path"\npath = "p2"\n'
                          'queries = "broken.jsonl"\ndefault = true\n')
-    code, result = bench.run()
+    code, result = bench.run(extra=("--keep-going",))
     assert code == 3
     bench.good_row(result)
     assert {f.corpus for f in result.failures} == {"other"}
@@ -277,7 +289,7 @@ def test_sha256_mismatch_spares_other_corpora(bench: Bench) -> None:
     make_tar(bench.tmp / "p.tar.gz", {"a.py": b"x = 1\n"})
     second_corpus(bench, f'[corpus.other]\nsource = "path"\npath = "p.tar.gz"\n'
                          f'sha256 = "{"0" * 64}"\nqueries = "mini.jsonl"\ndefault = true\n')
-    code, result = bench.run()
+    code, result = bench.run(extra=("--keep-going",))
     assert code == 3
     bench.good_row(result)
     assert "sha256 mismatch" in result.failures[0].message
@@ -289,7 +301,7 @@ def test_malicious_archive_spares_other_corpora(bench: Bench, member: dict) -> N
     sha = hashlib.sha256(archive.read_bytes()).hexdigest()
     second_corpus(bench, f'[corpus.other]\nsource = "path"\npath = "evil.tar.gz"\n'
                          f'sha256 = "{sha}"\nqueries = "mini.jsonl"\ndefault = true\n')
-    code, result = bench.run()
+    code, result = bench.run(extra=("--keep-going",))
     assert code == 3
     bench.good_row(result)
     assert "refusing to unpack" in result.failures[0].message

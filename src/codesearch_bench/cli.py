@@ -94,6 +94,9 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--resume", type=Path, default=None, metavar="OUT.json",
                    help="skip the cells a previous (interrupted) run already finished; "
                    "writes to --json, or back to this file")
+    p.add_argument("--keep-going", action="store_true",
+                   help="run what is valid when a spec or a corpus is broken (default: stop "
+                   "before any engine runs, listing every problem)")
     p.add_argument("--wide", action="store_true",
                    help="every per_file pass and every cutoff in the table (default: the "
                    "headline table, which fits 100 columns)")

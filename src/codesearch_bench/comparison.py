@@ -22,7 +22,7 @@ from .corpus.config import load_corpora, select
 from .engine import state
 from .engine.driver import engine_version
 from .engine.spec import LoadedSpec, load_spec
-from .errors import BenchError, QueryError, SpecError, UsageError
+from .errors import BenchError, CorpusError, QueryError, SpecError, UsageError
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
 from .results import journal
@@ -46,6 +46,7 @@ class Options:
     json_out: Path | None = None
     resume: Path | None = None
     shard: tuple[int, int] | None = None
+    keep_going: bool = False  # run what is valid despite broken specs or corpora
 
 
 @dataclass
@@ -161,6 +162,19 @@ def _plans(opts: Options, events: Events, failures: list[Failure],
     return plans
 
 
+def _stop_before_running(failures: list[Failure]) -> None:
+    """Every broken spec and corpus at once, before any engine has run for minutes."""
+    seen: list[str] = []
+    for f in failures:
+        line = f"{f.corpus if f.stage == 'setup' else f.engine}: {f.message}"
+        if line not in seen:
+            seen.append(line)
+    error = CorpusError if any(f.stage != "spec" for f in failures) else SpecError
+    raise error(f"{len(seen)} problem(s) found before any engine ran:\n  "
+                + "\n  ".join(seen[:20]).replace("\n", "\n  "),
+                hint="fix them, or pass --keep-going to run what is valid")
+
+
 def _same_cell(previous: Previous, key: Cell, loaded: LoadedSpec, ready: plan.Plan) -> bool:
     old_engine, old_corpus = previous.engines.get(key[0]), previous.corpora.get(key[1])
     return (old_engine is not None and old_corpus is not None
@@ -240,6 +254,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     failures: list[Failure] = []
     specs = load_specs(opts.engines or workdir.default_engines(), failures)
     plans = _plans(opts, events, failures, specs)
+    if failures and not opts.keep_going:
+        _stop_before_running(failures)
     kept = _kept(previous, plans, specs, opts)
     rows, failures = [*kept.rows], [*kept.failures, *failures]
     # The given engines first, in the order given: rows and paired differences follow it.

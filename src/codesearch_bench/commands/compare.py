@@ -27,6 +27,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         corpora_root=where.corpora_root, work=where.work, corpus=args.corpus,
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
+        keep_going=args.keep_going,
     )
     with progress.compare_progress(ui.err) as bar:
         outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done))

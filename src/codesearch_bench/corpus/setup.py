@@ -58,8 +58,11 @@ def setup(corpus: Corpus, root: Path, *, progress: Progress | None = None) -> Se
                            "already set up")
     where.base.mkdir(parents=True, exist_ok=True)
     where.setup_marker.unlink(missing_ok=True)
-    checkout, how = _materialize(corpus, where, progress or no_progress)
-    manifest = build_tree(corpus.name, corpus.pin, corpus.spec, checkout, where)
+    checkout, how, in_place = _materialize(corpus, where, progress or no_progress)
+    # Hard links save a copy of bench's own checkout; the user's own files are copied, so
+    # an engine that writes to its tree can never change them.
+    manifest = build_tree(corpus.name, corpus.pin, corpus.spec, checkout, where,
+                          link=not in_place)
     where.setup_marker.write_text(json.dumps({"identity": corpus.identity, "pin": corpus.pin}))
     return SetupResult(corpus, where.tree, manifest, False, how)
 
@@ -76,10 +79,11 @@ def setup_all(corpora: list[Corpus], root: Path,
     return out
 
 
-def _materialize(corpus: Corpus, where: CorpusDir, progress: Progress) -> tuple[Path, str]:
+def _materialize(corpus: Corpus, where: CorpusDir,
+                 progress: Progress) -> tuple[Path, str, bool]:
     checkout, pin_file = where.checkout, where.checkout_pin
     if checkout.is_dir() and pin_file.is_file() and pin_file.read_text() == corpus.pin:
-        return checkout, "checkout reused"
+        return checkout, "checkout reused", False
     if checkout.exists():
         shutil.rmtree(checkout)
     pin_file.unlink(missing_ok=True)
@@ -88,4 +92,14 @@ def _materialize(corpus: Corpus, where: CorpusDir, progress: Progress) -> tuple[
                                    progress))
     if not fetched.in_place:
         pin_file.write_text(corpus.pin)
-    return fetched.checkout, fetched.how
+    return fetched.checkout, fetched.how, fetched.in_place
+
+
+def invalidate(root: Path, corpus: Corpus) -> None:
+    """Forget a set-up corpus whose tree an engine changed: the next setup starts over.
+
+    The tree may share inodes with the checkout, so both are rebuilt from the source.
+    """
+    where = dirs(root, corpus)
+    where.setup_marker.unlink(missing_ok=True)
+    where.checkout_pin.unlink(missing_ok=True)
