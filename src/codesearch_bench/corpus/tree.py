@@ -165,19 +165,14 @@ def _remove(tree: Path) -> None:
         return
     if not tree.exists():
         return
-
-    def unlock(_func: object, path: str, _exc: object) -> None:
-        parent = os.path.dirname(path)
-        if not os.path.islink(parent):
-            os.chmod(parent, 0o700)
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.chmod(path, 0o700)
-            shutil.rmtree(path, onerror=unlock)
-        else:
-            os.unlink(path)
-
     os.chmod(tree, 0o700)
-    shutil.rmtree(tree, onerror=unlock)
+    # Top-down, each folder is unlocked before the walk lists it; links are not followed.
+    for folder, dirs, _ in os.walk(tree):
+        for name in dirs:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o700)
+    shutil.rmtree(tree)
 
 
 def build_tree(name: str, pin: str, spec: Entry, checkout: Path, dirs: CorpusDir, *,
