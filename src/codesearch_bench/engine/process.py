@@ -14,19 +14,24 @@ kernel's maximum for the direct child (wait4's ru_maxrss, the figure
 ru_maxrss across fork and exec, so a small engine started by a large bench
 would report bench's memory; ru_maxrss is therefore used only when it exceeds
 bench's own peak at spawn time, where it can only be the child's.
+
+Spawning and every step of teardown run shielded (engine/signals.py): an
+interrupt there waits until the tree is stopped and reaped, and a second one
+kills the tree at once instead of cutting the cleanup short.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..errors import EngineUnavailable
-from . import reaper
+from ..errors import CommandRejected, EngineUnavailable
+from . import lifeline, procfs, reaper, signals
 from .pipes import Capture, feed
 
 DEFAULT_MAX_STDOUT = 64 * 1024 * 1024
@@ -70,18 +75,71 @@ class Measurement:
         return f"exited with status {self.returncode}"
 
 
+def _check_executable(argv0: str, cwd: str | None, env: Mapping[str, str]) -> None:
+    """Raise what exec would, before a launcher stands between bench and the engine.
+
+    Behind the launcher a missing binary would be the launcher's exit status 127
+    (one failed query each time) instead of the error that names the binary.
+    """
+    if os.sep in argv0:
+        candidates = [os.path.join(cwd or os.getcwd(), argv0)]
+    else:
+        candidates = [os.path.join(d, argv0) for d in os.get_exec_path(dict(env))]
+    files = [c for c in candidates if os.path.isfile(c)]
+    if not files:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv0)
+    if not any(os.access(c, os.X_OK) for c in files):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), argv0)
+
+
+def _death_signal(per_query: bool) -> tuple[list[str], Callable[[], None] | None]:
+    """How the child gets its death signal: (launcher argv prefix, preexec_fn).
+
+    PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not
+    the process. bench spawns from the caller's thread, which in bench is the
+    main thread, alive as long as bench; a worker thread may end while its
+    engine is still in use, so its children go without (the group and
+    subreaper sweeps still cover them while bench runs). A command run once
+    per query uses the cheap launcher when there is one; a persistent engine,
+    started once, gets die_with, which also catches a bench that died between
+    fork and exec.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return [], None
+    launcher = lifeline.death_launcher() if per_query else []
+    return launcher, None if launcher else lifeline.die_with(os.getpid())
+
+
+def _nul_in(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str:
+    if any("\0" in a for a in argv):
+        return "an argument"
+    if any("\0" in k or "\0" in v for k, v in env.items()):
+        return "an environment variable"
+    return "the working directory" if cwd and "\0" in cwd else "the command"
+
+
 def spawn(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
           stdin: int, stdout: int, stderr: int, owner: str, requires: str | None,
-          ) -> subprocess.Popen[bytes]:
-    """Popen in a new session, turning a missing binary into EngineUnavailable."""
-    reaper.become_subreaper()
+          per_query: bool = False) -> subprocess.Popen[bytes]:
+    """Popen in a new session, with a death signal.
+
+    A missing or unusable binary is EngineUnavailable (the engine cannot run at
+    all); a command the OS refuses as such -- too long, or with a NUL byte -- is
+    CommandRejected, since it depends on the query and only that query fails.
+    """
+    if not argv:
+        raise EngineUnavailable(f"{owner}: the command is empty")
+    lifeline.become_subreaper()
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    launcher, preexec = _death_signal(per_query)
     try:
+        if launcher:
+            _check_executable(argv[0], cwd, full_env)
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=full_env, stdin=stdin, stdout=stdout, stderr=stderr,
-            start_new_session=True,
+            [*launcher, *argv], cwd=cwd, env=full_env, stdin=stdin, stdout=stdout,
+            stderr=stderr, start_new_session=True, preexec_fn=preexec,
         )
     except FileNotFoundError as exc:
         missing = argv[0] if exc.filename in (None, argv[0]) else exc.filename
@@ -94,9 +152,109 @@ def spawn(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None
     except PermissionError:
         raise EngineUnavailable(f"{owner}: {argv[0]!r} is not executable") from None
     except OSError as exc:
+        if exc.errno == errno.E2BIG:
+            size = sum(len(os.fsencode(a)) + 1 for a in argv)
+            raise CommandRejected(f"{owner}: the OS refused the command: {exc.strerror} "
+                                  f"({len(argv)} arguments, {size:,} bytes)") from None
+        raise EngineUnavailable(f"{owner}: cannot start {argv[0]!r}: {exc}") from None
+    except ValueError as exc:
+        if "null byte" in str(exc):
+            raise CommandRejected(f"{owner}: the OS refused the command: "
+                                  f"{_nul_in(argv, full_env, cwd)} contains a NUL byte "
+                                  f"({exc})") from None
+        raise EngineUnavailable(f"{owner}: cannot start {argv[0]!r}: {exc}") from None
+    except subprocess.SubprocessError as exc:
         raise EngineUnavailable(f"{owner}: cannot start {argv[0]!r}: {exc}") from None
     reaper.own(proc.pid)
     return proc
+
+
+class _Child:
+    """One started command: its process, tree, pipes and the thread that waits for it."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.tree: reaper.Tree | None = None
+        self.out: Capture | None = None
+        self.err: Capture | None = None
+        self.exited = threading.Event()
+        self.status: dict[str, object] = {}
+        self.waiter: threading.Thread | None = None
+
+    def start(self, argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
+              stdin: bytes | None, max_stdout: int, max_stderr: int, owner: str,
+              requires: str | None) -> None:
+        """Spawn and take charge of everything at once; run shielded, so nothing is lost."""
+        proc = spawn(
+            argv, cwd=cwd, env=env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, owner=owner, requires=requires,
+            per_query=True,
+        )
+        self.proc = proc
+        self.tree = reaper.Tree(root_pid=proc.pid, pgid=proc.pid)
+        signals.track(self.tree)
+        self.waiter = threading.Thread(target=self._wait, daemon=True)
+        self.waiter.start()
+        assert proc.stdout is not None and proc.stderr is not None
+        self.out = Capture(os.dup(proc.stdout.fileno()), max_stdout, "head")
+        self.err = Capture(os.dup(proc.stderr.fileno()), max_stderr, "tail")
+        proc.stdout.close()
+        proc.stderr.close()
+        self.out.start()
+        self.err.start()
+        if stdin is not None:
+            threading.Thread(target=feed, args=(proc.stdin, stdin), daemon=True).start()
+
+    def _wait(self) -> None:
+        assert self.proc is not None
+        _, code, usage = os.wait4(self.proc.pid, 0)
+        self.status["end"] = time.perf_counter()
+        self.status["code"] = os.waitstatus_to_exitcode(code)
+        self.status["maxrss"] = usage.ru_maxrss * 1024  # KiB on Linux
+        self.exited.set()
+
+    def wait(self, deadline: float, grace: float) -> tuple[bool, bool]:
+        """Sample until the command exits or its deadline; (timed_out, killed)."""
+        assert self.tree is not None
+        # VmHWM keeps each process's peak between samples, so sampling can thin out
+        # quickly; the sampler competes with the engine for the CPU.
+        delay = 0.005
+        while not self.exited.is_set():
+            self.tree.sample()
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                with signals.shielded():
+                    return True, self.tree.stop(grace=grace, root_done=self.exited)
+            self.exited.wait(min(delay, remaining))
+            delay = min(delay * 2, 0.1)
+        return False, False
+
+    def abort(self, grace: float) -> None:
+        """Interrupted or failed mid-run: interrupt, TERM, KILL, then the usual finish."""
+        if self.tree is not None:
+            self.tree.stop(grace=grace, interrupt=True,
+                           root_done=self.exited if self.waiter is not None else None)
+        self.finish(grace)
+
+    def finish(self, grace: float) -> int:
+        """Reap the command, kill and reap what it left running; how many were left."""
+        if self.proc is None or self.tree is None:
+            return 0
+        if self.waiter is not None:
+            self.waiter.join(timeout=max(grace, 5.0) * 2)
+        self.proc.returncode = int(self.status.get("code", -9))  # type: ignore[call-overload]
+        reaper.disown(self.proc.pid)
+        # The main process is gone; anything of its tree still running is a leftover.
+        leftovers = self.tree.leftovers()
+        if leftovers:
+            self.tree.stop(grace=grace, include_root=False)
+        self.tree.reap()
+        signals.untrack(self.tree)
+        for capture in (self.out, self.err):
+            if capture is not None:
+                capture.join(timeout=10)
+        return len(leftovers)
 
 
 def run(
@@ -113,82 +271,37 @@ def run(
     requires: str | None = None,
 ) -> Measurement:
     """Run argv to completion or to its deadline; see the module docstring."""
-    own_peak = reaper.hwm(os.getpid()) or 0
+    own_peak = procfs.hwm(os.getpid()) or 0
     start = time.perf_counter()
-    proc = spawn(
-        argv, cwd=cwd, env=env,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, owner=owner, requires=requires,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    out = Capture(os.dup(proc.stdout.fileno()), max_stdout, "head")
-    err = Capture(os.dup(proc.stderr.fileno()), max_stderr, "tail")
-    proc.stdout.close()
-    proc.stderr.close()
-    out.start()
-    err.start()
-    if stdin is not None:
-        threading.Thread(target=feed, args=(proc.stdin, stdin), daemon=True).start()
-
-    tree = reaper.Tree(root_pid=proc.pid, pgid=proc.pid)
-    exited = threading.Event()
-    status: dict[str, object] = {}
-
-    def wait() -> None:
-        _, code, usage = os.wait4(proc.pid, 0)
-        status["end"] = time.perf_counter()
-        status["code"] = os.waitstatus_to_exitcode(code)
-        status["maxrss"] = usage.ru_maxrss * 1024  # KiB on Linux
-        exited.set()
-
-    waiter = threading.Thread(target=wait, daemon=True)
-    waiter.start()
-    timed_out = killed = False
+    child = _Child()
     try:
-        deadline = start + timeout
-        # VmHWM keeps each process's peak between samples, so sampling can thin out
-        # quickly; the sampler competes with the engine for the CPU.
-        delay = 0.005
-        while not exited.is_set():
-            tree.sample()
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                timed_out = True
-                killed = tree.stop(grace=grace, root_done=exited)
-                break
-            exited.wait(min(delay, remaining))
-            delay = min(delay * 2, 0.1)
+        with signals.shielded():
+            child.start(argv, cwd=cwd, env=env, stdin=stdin, max_stdout=max_stdout,
+                        max_stderr=max_stderr, owner=owner, requires=requires)
+        timed_out, killed = child.wait(start + timeout, grace)
     except BaseException:
-        tree.stop(grace=grace, interrupt=True, root_done=exited)
+        with signals.shielded():
+            child.abort(grace)
         raise
-    finally:
-        waiter.join(timeout=max(grace, 5.0) * 2)
-        proc.returncode = status.get("code", -9)
-        reaper.disown(proc.pid)
-
-    # The main process is gone; anything of its tree still running is a leftover.
-    leftovers = tree.leftovers()
-    if leftovers:
-        tree.stop(grace=grace, include_root=False)
-    tree.reap()
-    out.join(timeout=10)
-    err.join(timeout=10)
-    end = float(status.get("end", time.perf_counter()))  # type: ignore[arg-type]
-    maxrss = int(status.get("maxrss", 0))  # type: ignore[call-overload]
+    with signals.shielded():
+        leftovers = child.finish(grace)
+    assert child.tree is not None and child.out is not None and child.err is not None
+    end = float(child.status.get("end", time.perf_counter()))  # type: ignore[arg-type]
+    maxrss = int(child.status.get("maxrss", 0))  # type: ignore[call-overload]
     if maxrss <= own_peak:
         maxrss = 0  # possibly inherited from bench itself: not the engine's figure
-    peak = max(tree.peak_rss, maxrss) or None
+    peak = max(child.tree.peak_rss, maxrss) or None
     return Measurement(
         argv=tuple(argv),
-        returncode=status.get("code"),  # type: ignore[arg-type]
-        stdout=bytes(out.buf),
-        stderr=bytes(err.buf),
-        stdout_truncated=out.truncated,
-        stderr_truncated=err.truncated,
+        returncode=child.status.get("code"),  # type: ignore[arg-type]
+        stdout=bytes(child.out.buf),
+        stderr=bytes(child.err.buf),
+        stdout_truncated=child.out.truncated,
+        stderr_truncated=child.err.truncated,
         wall_s=end - start,
         peak_rss_bytes=peak,
         rss_method=RSS_METHOD,
         timed_out=timed_out,
         killed=killed,
-        leftovers_killed=len(leftovers),
+        leftovers_killed=leftovers,
     )

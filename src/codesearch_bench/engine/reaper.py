@@ -3,48 +3,37 @@
 Every engine runs in its own session (and so its own process group). A tree
 is stopped in nox's order -- interrupt, terminate, kill -- with a grace period
 between steps, and anything that slipped out of the group (a daemon that
-called setsid) is tracked by pid and creation time and signalled too.
+called setsid) is tracked by pid and creation time and signalled too. A
+number is only ever signalled while it still names the engine's process: a
+pid is checked against the start time recorded when it was first seen, and
+the group number only while a known member of the tree is still in it.
 
 On Linux bench makes itself a child subreaper, so grandchildren orphaned by an
 engine are re-parented to bench instead of to PID 1 (which, in containers and
 micro-VMs, often never reaps). That lets bench reap them: "no process left"
-includes no zombies.
+includes no zombies (engine/lifeline.py sets it up, with the death signal that
+covers a bench killed outright).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 
 import psutil
 
-_PR_SET_CHILD_SUBREAPER = 36
-_subreaper_done = False
+from . import procfs
+from .procfs import hwm, identity
+
+__all__ = ["Tree", "disown", "hwm", "identity", "own", "reap_orphans"]
+
 _lock = threading.Lock()
 #: pids of direct children that a Popen object owns and will wait for itself.
 _owned: set[int] = set()
-
-
-def become_subreaper() -> bool:
-    """Adopt orphaned descendants (Linux only). Idempotent; returns success."""
-    global _subreaper_done
-    if _subreaper_done:
-        return True
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        ok = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
-    _subreaper_done = ok
-    return ok
 
 
 def own(pid: int) -> None:
@@ -57,78 +46,10 @@ def disown(pid: int) -> None:
         _owned.discard(pid)
 
 
-_PROC = os.path.isdir("/proc/self/task")
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _proc_children_supported() -> bool:
-    pid = os.getpid()
-    return os.path.exists(f"/proc/{pid}/task/{pid}/children")
-
-
-_FAST = _PROC and _proc_children_supported()
-
-
-def _read(path: str) -> str | None:
-    try:
-        with open(path) as fh:
-            return fh.read()
-    except OSError:
-        return None
-
-
-def identity(pid: int) -> str | None:
-    """What makes a pid this process and not a later one reusing the number."""
-    if _PROC:
-        stat = _read(f"/proc/{pid}/stat")
-        if stat is None:
-            return None
-        return stat.rsplit(")", 1)[-1].split()[19]  # starttime, in clock ticks since boot
-    try:
-        return repr(psutil.Process(pid).create_time())
-    except psutil.Error:
-        return None
-
-
-def _children(pid: int) -> list[int]:
-    """Direct children from /proc/PID/task/*/children: far cheaper than a /proc scan."""
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    out: list[int] = []
-    for tid in tids:
-        data = _read(f"/proc/{pid}/task/{tid}/children")
-        if data:
-            out.extend(int(x) for x in data.split())
-    return out
-
-
-def hwm(pid: int) -> int | None:
-    """VmHWM: the process's own peak RSS since its last exec, in bytes (Linux)."""
-    status = _read(f"/proc/{pid}/status")
-    if not status:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return None
-
-
-def _memory(pid: int) -> tuple[int, int | None]:
-    """(current RSS, own peak RSS or None) in bytes; a zombie or a gone pid is (0, None)."""
-    if _PROC:
-        statm = _read(f"/proc/{pid}/statm")
-        parts = statm.split() if statm else []
-        rss = int(parts[1]) * _PAGE if len(parts) > 1 else 0
-        return rss, hwm(pid)
-    try:
-        proc = psutil.Process(pid)
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return 0, None
-        return proc.memory_info().rss, None
-    except psutil.Error:
-        return 0, None
+def _adopted_pids(preexisting: frozenset[int]) -> list[int]:
+    """Our children that no Popen owns and that were not there before: orphans of a tree."""
+    owned = frozenset(_owned)  # no lock: a signal handler may run this in the lock's holder
+    return [p for p in procfs.own_children() if p not in owned and p not in preexisting]
 
 
 @dataclass
@@ -140,17 +61,38 @@ class Tree:
     seen: dict[int, str] = field(default_factory=dict)  # pid -> identity()
     peak_rss: int = 0
     preexisting: frozenset[int] = field(default_factory=lambda: _children_now())
+    root_ident: str | None = None
+    #: set by kill_now: the stop in progress goes straight to KILL.
+    escalated: bool = False
+
+    def __post_init__(self) -> None:
+        if self.root_ident is None:
+            self.root_ident = identity(self.root_pid)
+
+    def _root_is_ours(self) -> bool:
+        """The root alive or an unreaped zombie: its pid (and group) cannot be reused yet."""
+        return self.root_ident is not None and identity(self.root_pid) == self.root_ident
+
+    def owns_group(self) -> bool:
+        """Whether self.pgid still names the engine's group, not a later one reusing it."""
+        if self._root_is_ours():
+            return True
+        for pid, ident in list(self.seen.items()):
+            if procfs.pgid(pid) == self.pgid and identity(pid) == ident:
+                return True
+        return any(procfs.pgid(pid) == self.pgid for pid in _adopted_pids(self.preexisting))
 
     def processes(self) -> list[psutil.Process]:
         """Live members: the root, its current descendants and any seen before."""
         procs: dict[int, psutil.Process] = {}
-        try:
-            root = psutil.Process(self.root_pid)
-            procs[root.pid] = root
-            for child in root.children(recursive=True):
-                procs[child.pid] = child
-        except psutil.Error:
-            pass
+        if self._root_is_ours():
+            try:
+                root = psutil.Process(self.root_pid)
+                procs[root.pid] = root
+                for child in root.children(recursive=True):
+                    procs[child.pid] = child
+            except psutil.Error:
+                pass
         for pid, ident in list(self.seen.items()):
             if pid in procs:
                 continue
@@ -174,7 +116,7 @@ class Tree:
 
     def _fast_pids(self) -> list[int]:
         """The live tree from /proc child lists, remembering every pid seen."""
-        stack = [self.root_pid]
+        stack = [self.root_pid] if self._root_is_ours() else []
         for pid, ident in list(self.seen.items()):
             if identity(pid) == ident:
                 stack.append(pid)
@@ -188,7 +130,7 @@ class Tree:
                 continue
             visited.add(pid)
             found.append(pid)
-            kids = _children(pid)
+            kids = procfs.children(pid)
             for kid in kids:
                 if kid not in self.seen and kid != self.root_pid:
                     first_seen = identity(kid)
@@ -199,7 +141,7 @@ class Tree:
 
     def pids(self) -> list[int]:
         """The live tree: cheap /proc child lists on Linux, a psutil walk elsewhere."""
-        if _FAST:
+        if procfs.FAST:
             return self._fast_pids()
         return [p.pid for p in self.processes()]
 
@@ -211,7 +153,7 @@ class Tree:
         """
         total = 0
         for pid in self.pids():
-            rss, mark = _memory(pid)
+            rss, mark = procfs.memory(pid)
             total += rss
             self.peak_rss = max(self.peak_rss, mark or 0)
         self.peak_rss = max(self.peak_rss, total)
@@ -220,7 +162,8 @@ class Tree:
     def group_members(self) -> list[psutil.Process]:
         """Every process still in the engine's process group (a full /proc scan)."""
         members = []
-        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()] if _PROC else psutil.pids()
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()] if procfs.PROC \
+            else psutil.pids()
         for pid in pids:
             try:
                 if os.getpgid(pid) == self.pgid:
@@ -236,13 +179,9 @@ class Tree:
         tree -- typically a daemon that left the process group with setsid.
         """
         out = []
-        for pid in _own_children():
-            with _lock:
-                if pid in _owned:
-                    continue
-            if pid not in self.preexisting:
-                with contextlib.suppress(psutil.Error):
-                    out.append(psutil.Process(pid))
+        for pid in _adopted_pids(self.preexisting):
+            with contextlib.suppress(psutil.Error):
+                out.append(psutil.Process(pid))
         return out
 
     def leftovers(self, *, include_root: bool = False) -> list[psutil.Process]:
@@ -251,11 +190,13 @@ class Tree:
         for pid in self.pids():
             with contextlib.suppress(psutil.Error):
                 procs[pid] = psutil.Process(pid)
-        try:
-            os.killpg(self.pgid, 0)  # one syscall says whether the group still has members
-            group = self.group_members()
-        except (ProcessLookupError, PermissionError):
-            group = []
+        group: list[psutil.Process] = []
+        if self.owns_group():
+            try:
+                os.killpg(self.pgid, 0)  # one syscall says whether the group still has members
+                group = self.group_members()
+            except (ProcessLookupError, PermissionError):
+                pass
         for member in group + self.adopted():
             if member.pid not in procs:
                 procs[member.pid] = member
@@ -271,28 +212,61 @@ class Tree:
         return out
 
     def signal(self, sig: int, *, include_root: bool = True) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, sig)
+        """The group at once, then each member that left it: every process once.
+
+        Twice would matter: an engine may take a second TERM to mean "skip the
+        graceful shutdown".
+        """
+        grouped = False
+        if self.owns_group():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pgid, sig)
+                grouped = True
         for proc in self.leftovers(include_root=include_root):
+            if grouped and procfs.pgid(proc.pid) == self.pgid:
+                continue
             with contextlib.suppress(psutil.Error):
                 proc.send_signal(sig)
+
+    def kill_now(self) -> None:
+        """SIGKILL the whole tree at once, without a grace period or any bookkeeping.
+
+        Called from a signal handler, possibly while this tree's own methods are
+        mid-walk: it only reads (seen is copied, never changed) and signals.
+        """
+        self.escalated = True
+        targets: set[int] = set(_adopted_pids(self.preexisting))
+        if self._root_is_ours():
+            targets.update([self.root_pid, *procfs.descendants(self.root_pid)])
+        for pid, ident in list(self.seen.items()):
+            if identity(pid) == ident:
+                targets.update([pid, *procfs.descendants(pid)])
+        if self.owns_group():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pgid, signal.SIGKILL)
+        for pid in targets:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
     def stop(self, *, grace: float, interrupt: bool = False,
              root_done: threading.Event | None = None, include_root: bool = True) -> bool:
         """Interrupt (optional) -> TERM -> KILL until nothing is left. True if KILL was needed."""
         steps = ([signal.SIGINT] if interrupt else []) + [signal.SIGTERM]
         for sig in steps:
+            if self.escalated:
+                break
             self.signal(sig, include_root=include_root)
-            if self._wait_gone(grace, root_done, include_root):
+            if self._wait_gone(grace, root_done, include_root, patient=False):
                 self.reap()
                 return False
         self.signal(signal.SIGKILL, include_root=include_root)
-        self._wait_gone(max(grace, 5.0), root_done, include_root)
+        self._wait_gone(max(grace, 5.0), root_done, include_root, patient=True)
         self.reap()
         return True
 
     def _wait_gone(self, timeout: float, root_done: threading.Event | None,
-                   include_root: bool) -> bool:
+                   include_root: bool, *, patient: bool) -> bool:
+        """Wait for the tree to be gone; an escalation ends the wait unless patient."""
         deadline = time.monotonic() + timeout
         delay = 0.002
         while True:
@@ -300,7 +274,7 @@ class Tree:
             root_gone = root_done is None or not include_root or root_done.is_set()
             if root_gone and not self.leftovers(include_root=False):
                 return True
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or (self.escalated and not patient):
                 return False
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
@@ -319,37 +293,18 @@ class Tree:
         reap_orphans()
 
 
-def _own_children() -> list[int]:
-    if _FAST:
-        return _children(os.getpid())
-    try:
-        return [c.pid for c in psutil.Process().children()]
-    except psutil.Error:
-        return []
-
-
 def _children_now() -> frozenset[int]:
-    return frozenset(_own_children())
-
-
-def _is_zombie(pid: int) -> bool:
-    if _PROC:
-        stat = _read(f"/proc/{pid}/stat")
-        return stat is not None and stat.rsplit(")", 1)[-1].split()[0] == "Z"
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+    return frozenset(procfs.own_children())
 
 
 def reap_orphans() -> int:
     """Reap zombie children that no Popen owns (orphans adopted as subreaper)."""
     reaped = 0
-    for pid in _own_children():
+    for pid in procfs.own_children():
         with _lock:
             if pid in _owned:
                 continue
-        if not _is_zombie(pid):
+        if not procfs.is_zombie(pid):
             continue
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)
