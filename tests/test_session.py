@@ -37,7 +37,8 @@ def test_request_and_response() -> None:
         payload = {"query": 'x"; rm -rf ~; echo "', "k": 5, "n": 15, "per_file": 1}
         first = s.request(payload, timeout=10)
         out = answer(first)
-        assert out["request"] == payload
+        assert out["request"] == {"id": 1, **payload}  # the sequence number rides along
+        assert first.id == 1 and not first.verified  # this engine does not echo it
         assert out["hits"] == [{"path": "echo.py", "start": 1, "end": 1,
                                 "text": 'x"; rm -rf ~; echo "'}]
         assert first.latency_s > 0 and not first.restarted

@@ -1,32 +1,45 @@
 """A persistent engine: started once, one JSON request line in, one line out.
 
-Each request has a deadline. An engine that dies or hangs fails that query
-(recorded, never dropped) and is restarted before the next one; an engine
-that fails again right after a restart is declared down and the remaining
-queries fail fast with that reason instead of each waiting out its deadline.
-stderr is drained all the time so a chatty engine cannot block on it.
+Each request has a deadline, covering both writing the request and waiting
+for its answer. An engine that dies or hangs fails that query (recorded,
+never dropped) and is restarted before the next one, so a late answer dies
+with the process that was too slow to give it; an engine that fails again
+right after a restart is declared down and the remaining queries fail fast
+with that reason instead of each waiting out its deadline. stderr is drained
+all the time so a chatty engine cannot block on it.
+
+Attribution (protocol/PROTOCOL.md, "Persistent engines"): every request
+carries a sequence number `id`, never reused within a session. A response
+line whose top-level `id` is another number is not this request's answer:
+it is discarded, counted, and the wait goes on. Once an engine has echoed an
+id, a line without one is discarded the same way. Lines already waiting when
+a request is about to be sent, and lines printed after the last request
+(counted at close), are unsolicited too. Each Reply says how many lines it
+discarded; `unsolicited_lines` is the session's total, complete after close().
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import queue
-import select
 import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import reaper
+from ..errors import BenchError
+from . import reaper, signals
+from .lines import EOF, NO_ID, OVERSIZE, LineReader, Partial, answers, echoed_id, write_all
 from .pipes import Capture
 from .process import DEFAULT_GRACE, DEFAULT_MAX_STDERR, spawn
 
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
-_EOF = object()
-_OVERSIZE = object()
+#: After EOF on its stdin, how long an engine may take to exit by itself before TERM.
+EOF_WINDOW = 0.2
 
 
 @dataclass(frozen=True)
@@ -37,97 +50,17 @@ class Reply:
     latency_s: float
     error: str | None = None
     restarted: bool = False
+    #: the sequence number sent with the request (None: nothing was sent, the engine is down)
+    id: int | None = None
+    #: the line carried this request's id: attributed by the engine itself, not by order
+    verified: bool = False
+    #: lines discarded while serving this request: already waiting before it was sent,
+    #: or carrying another id (or none, from an engine that echoes ids)
+    unsolicited: int = 0
 
 
-class _LineReader:
-    """Split the engine's stdout into lines, read in the caller's thread.
-
-    Reading where the answer is awaited (select with the request's deadline)
-    avoids a thread hand-off per response, which would dominate the cost of a
-    fast engine. Lines past the cap become an _OVERSIZE marker.
-    """
-
-    def __init__(self, fd: int, max_line: int) -> None:
-        self.fd, self.max_line = fd, max_line
-        self.buf = bytearray()
-        self.skipping = False
-        self.eof = False
-
-    def _line(self) -> object | None:
-        nl = self.buf.find(b"\n")
-        if nl < 0:
-            if len(self.buf) > self.max_line:
-                self.buf.clear()
-                self.skipping = True
-            return None
-        line = bytes(self.buf[:nl])
-        del self.buf[: nl + 1]
-        oversize = self.skipping or len(line) > self.max_line
-        self.skipping = False
-        return _OVERSIZE if oversize else line
-
-    def _fill(self, timeout: float) -> bool:
-        """Read what is there within timeout; False when nothing came."""
-        if self.eof:
-            return False
-        try:
-            ready, _, _ = select.select([self.fd], [], [], max(timeout, 0.0))
-            if not ready:
-                return False
-            chunk = os.read(self.fd, 1 << 16)
-        except (OSError, ValueError):
-            chunk = b""
-        if not chunk:
-            self.eof = True
-            return False
-        self.buf += chunk
-        return True
-
-    def get(self, timeout: float) -> object:
-        """The next line, _OVERSIZE, ("partial", bytes) or _EOF; raises queue.Empty."""
-        deadline = time.monotonic() + timeout
-        while True:
-            line = self._line()
-            if line is not None:
-                return line
-            if self.eof:
-                if self.buf and not self.skipping:
-                    rest = bytes(self.buf)
-                    self.buf.clear()
-                    return ("partial", rest)
-                return _EOF
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise queue.Empty
-            self._fill(remaining)
-
-    def stale(self) -> int:
-        """Discard complete lines that arrived unasked; returns how many."""
-        count = 0
-        while self._fill(0):
-            pass
-        while self._line() is not None:
-            count += 1
-        return count
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
-
-
-def _write_all(fd: int, data: bytes, timeout: float) -> None:
-    """Write everything, waiting at most `timeout` for an engine that stops reading."""
-    deadline = time.monotonic() + timeout
-    view = memoryview(data)
-    while view:
-        _, ready, _ = select.select([], [fd], [], max(deadline - time.monotonic(), 0.0))
-        if not ready:
-            raise TimeoutError
-        try:
-            written = os.write(fd, view)
-        except BlockingIOError:
-            continue
-        view = view[written:]
+def _plural(n: int, what: str) -> str:
+    return f"{n} line{'s' if n != 1 else ''} {what}"
 
 
 class EngineSession:
@@ -154,10 +87,14 @@ class EngineSession:
         self.restarts = 0
         self.down_reason: str | None = None
         self.peak_rss_bytes = 0
+        #: every line discarded over the session, those after the last request included
         self.unsolicited_lines = 0
+        #: the engine has echoed an id at least once: from then on every answer must
+        self.echoes_ids = False
+        self._seq = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._tree: reaper.Tree | None = None
-        self._reader: _LineReader | None = None
+        self._reader: LineReader | None = None
         self._stderr: Capture | None = None
         self._needs_restart = False
         self._last_failed = False
@@ -167,21 +104,31 @@ class EngineSession:
     # -- lifecycle -------------------------------------------------------
     def start(self) -> None:
         """Start the engine; raises EngineUnavailable when it cannot be started."""
+        try:
+            with signals.shielded():
+                self._start()
+        except BaseException:
+            # An interrupt held during the start arrives here, with the engine in our charge.
+            self._stop_process(polite=False)
+            raise
+
+    def _start(self) -> None:
         proc = spawn(
             self.argv, cwd=self.cwd, env=self.env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, owner=self.owner,
             requires=self.requires,
         )
+        self._proc = proc
+        self._tree = reaper.Tree(root_pid=proc.pid, pgid=proc.pid)
+        signals.track(self._tree)
         assert proc.stdout is not None and proc.stderr is not None
-        self._reader = _LineReader(os.dup(proc.stdout.fileno()), self.max_line)
+        self._reader = LineReader(os.dup(proc.stdout.fileno()), self.max_line)
         self._stderr = Capture(os.dup(proc.stderr.fileno()), DEFAULT_MAX_STDERR, "tail")
         proc.stdout.close()
         proc.stderr.close()
         self._stderr.start()
         assert proc.stdin is not None
         os.set_blocking(proc.stdin.fileno(), False)  # writes wait with a deadline instead
-        self._proc = proc
-        self._tree = reaper.Tree(root_pid=proc.pid, pgid=proc.pid)
         self._sampler_stop.clear()
         self._sampler = threading.Thread(target=self._sample, daemon=True)
         self._sampler.start()
@@ -200,44 +147,54 @@ class EngineSession:
         return "\n".join(text.splitlines()[-lines:])
 
     def _stop_process(self, *, polite: bool) -> None:
+        """EOF (if polite) and a short window to exit, then TERM, grace, KILL; reap all."""
         proc, tree = self._proc, self._tree
         if proc is None or tree is None:
             return
-        self._sampler_stop.set()
-        if self._sampler is not None:
-            self._sampler.join(timeout=5)
-        with contextlib.suppress(Exception):
-            self.peak_rss_bytes = max(self.peak_rss_bytes, tree.sample())
-        if polite and proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=self.grace)
-        done = threading.Event()
-        if proc.poll() is not None:
-            done.set()
-        else:
+        with signals.shielded():
+            self._sampler_stop.set()
+            if self._sampler is not None:
+                self._sampler.join(timeout=5)
+            with contextlib.suppress(Exception):
+                self.peak_rss_bytes = max(self.peak_rss_bytes, tree.sample())
+            done = threading.Event()
+
             def wait_then_mark() -> None:
                 proc.wait()
                 done.set()
 
             threading.Thread(target=wait_then_mark, daemon=True).start()
-        tree.stop(grace=self.grace, root_done=done)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-        reaper.disown(proc.pid)
-        tree.reap()
-        if self._reader is not None:
-            self._reader.close()
-        if self._stderr is not None:
-            self._stderr.join(timeout=5)
-        self._proc = None
+            if polite and proc.stdin is not None:
+                self._close_politely(proc.stdin)
+            tree.stop(grace=self.grace, root_done=done)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+            reaper.disown(proc.pid)
+            tree.reap()
+            signals.untrack(tree)
+            if self._reader is not None:
+                self._reader.close()
+            if self._stderr is not None:
+                self._stderr.join(timeout=5)
+            self._proc = None
+
+    def _close_politely(self, stdin: object) -> None:
+        """EOF, then count what it still prints while it may exit by itself."""
+        reader = self._reader
+        if reader is not None:
+            self.unsolicited_lines += len(reader.stale())
+        with contextlib.suppress(OSError):
+            stdin.close()  # type: ignore[attr-defined]
+        if reader is not None:
+            # TERM comes after this short window, not after the grace period: the grace
+            # is what a signalled engine gets, not a wait with nothing sent.
+            self.unsolicited_lines += reader.rest(min(EOF_WINDOW, self.grace))
 
     def close(self) -> None:
-        """EOF on stdin, wait, then TERM and KILL whatever is left."""
+        """EOF on stdin, a short window, then TERM and KILL whatever is left."""
         self._stop_process(polite=True)
 
     def __enter__(self) -> EngineSession:
@@ -253,57 +210,87 @@ class EngineSession:
 
     # -- requests --------------------------------------------------------
     def request(self, payload: Mapping[str, object], timeout: float) -> Reply:
-        """Send one request and wait for one line, at most `timeout` seconds."""
+        """Send one request and wait for its line, at most `timeout` seconds in all."""
         if self.down_reason is not None:
             return Reply(None, 0.0, error=f"engine is down: {self.down_reason}")
+        self._seq += 1
+        seq = self._seq
+        try:
+            data = (json.dumps({"id": seq, **payload}, ensure_ascii=False) + "\n").encode()
+        except (TypeError, ValueError) as exc:  # UnicodeEncodeError: surrogates, not text
+            # Nothing was sent: the engine is as good as before, only this request fails.
+            return Reply(None, 0.0, error=f"the request cannot be sent as JSON: {exc}", id=seq)
         restarted = False
         if self._needs_restart or self._proc is None:
             self._stop_process(polite=False)
-            self.start()
+            try:
+                self.start()
+            except BenchError as exc:
+                # The cell keeps what it has; the remaining queries fail with this reason.
+                self.down_reason = f"could not be restarted: {exc.message}"
+                return Reply(None, 0.0, error=f"engine is down: {self.down_reason}", id=seq)
             self.restarts += 1
             self._needs_restart = False
             restarted = True
-        reply = self._exchange(payload, timeout)
+        reply = dataclasses.replace(self._exchange(seq, data, timeout), restarted=restarted)
         if reply.error is None:
             self._last_failed = False
-            return Reply(reply.line, reply.latency_s, restarted=restarted)
+            return reply
         if self._last_failed and restarted:
             self.down_reason = f"failed again right after a restart ({reply.error})"
-            self._stop_process(polite=False)
         else:
             self._needs_restart = True
-            self._stop_process(polite=False)
+        self._stop_process(polite=False)
         self._last_failed = True
-        return Reply(None, reply.latency_s, error=reply.error, restarted=restarted)
+        return reply
 
-    def _exchange(self, payload: Mapping[str, object], timeout: float) -> Reply:
+    def _exchange(self, seq: int, data: bytes, timeout: float) -> Reply:
         proc, reader = self._proc, self._reader
         assert proc is not None and proc.stdin is not None and reader is not None
-        # Lines nobody asked for are not the answer to this request.
-        self.unsolicited_lines += reader.stale()
-        data = (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8")
+        stale = reader.stale()
+        self.echoes_ids = self.echoes_ids or any(echoed_id(x) is not NO_ID for x in stale)
+        other_id = no_id = 0
+
+        def reply(line: bytes | None, error: str | None = None, verified: bool = False) -> Reply:
+            discarded = len(stale) + other_id + no_id
+            self.unsolicited_lines += discarded
+            if error is not None and (other_id or no_id):
+                parts = [_plural(other_id, "with another id")] if other_id else []
+                parts += [_plural(no_id, "without an id")] if no_id else []
+                error += f" ({', '.join(parts)} discarded)"
+            return Reply(line, time.perf_counter() - start, error=error, id=seq,
+                         verified=verified, unsolicited=discarded)
+
         start = time.perf_counter()
+        deadline = time.monotonic() + timeout
         try:
-            _write_all(proc.stdin.fileno(), data, timeout)
+            write_all(proc.stdin.fileno(), data, deadline)
         except TimeoutError:
-            return Reply(None, time.perf_counter() - start,
-                         error=f"the engine did not read its request within {timeout:g}s; killed")
+            return reply(None, f"the engine did not read its request within {timeout:g}s; killed")
         except (BrokenPipeError, OSError, ValueError):
-            return Reply(None, time.perf_counter() - start, error=self._died("before the request"))
-        try:
-            item = reader.get(timeout)
-        except queue.Empty:
-            return Reply(None, time.perf_counter() - start,
-                         error=f"no response within {timeout:g}s; killed")
-        latency = time.perf_counter() - start
-        if item is _EOF:
-            return Reply(None, latency, error=self._died("without answering"))
-        if item is _OVERSIZE:
-            return Reply(None, latency, error=f"response line longer than {self.max_line} bytes")
-        if isinstance(item, tuple):
-            return Reply(None, latency, error=self._died("mid-line (partial response)"))
-        assert isinstance(item, bytes)
-        return Reply(item, latency)
+            return reply(None, self._died("before the request"))
+        while True:
+            try:
+                item = reader.get(deadline - time.monotonic())
+            except queue.Empty:
+                return reply(None, f"no response within {timeout:g}s; killed")
+            if item is EOF:
+                return reply(None, self._died("without answering"))
+            if item is OVERSIZE:
+                return reply(None, f"response line longer than {self.max_line} bytes")
+            if isinstance(item, Partial):
+                return reply(None, self._died("mid-line (partial response)"))
+            assert isinstance(item, bytes)
+            value = echoed_id(item)
+            if value is not NO_ID:
+                self.echoes_ids = True
+                if answers(value, seq):
+                    return reply(item, verified=True)
+                other_id += 1
+            elif self.echoes_ids:
+                no_id += 1
+            else:
+                return reply(item)
 
     def _died(self, when: str) -> str:
         proc = self._proc
