@@ -44,9 +44,14 @@ _TIMING = {"latency_s", "wall_s", "p50_s", "p95_s", "peak_rss_bytes", "rss_metho
            "state_bytes", "command", "tree", "created", "spec_file", "query_set", "version"}
 
 
+_ADDED = {"tree_changes"}
+
+
 def _strip(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in _TIMING}
+        # Fields added since the file was saved are compared only when they say something.
+        return {k: _strip(v) for k, v in value.items()
+                if k not in _TIMING and not (k in _ADDED and not v)}
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value

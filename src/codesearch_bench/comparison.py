@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import environment, plan, runner, workdir
+from .corpus import setup
 from .corpus.config import load_corpora, select
+from .corpus.fingerprint import Fingerprint, verify
+from .corpus.tree import recorded_fingerprint
 from .engine import state
 from .engine.driver import engine_version
 from .engine.spec import LoadedSpec, load_spec
@@ -268,6 +271,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     log = journal.path_for(out_path)
     # A resumed run appends to the journal it resumes; any other run starts its own.
     fresh = opts.resume is None or opts.resume.resolve() != out_path.resolve()
+    fingerprints: dict[str, Fingerprint] = {}  # each corpus's tree as set up
+    broken: set[str] = set()  # corpora whose tree could not be rebuilt after a change
     with journal.Journal(log, header, fresh=fresh) as book:
         try:
             for ready, loaded in plan.cells(plans, specs, opts.shard):
@@ -275,18 +280,32 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                 if key in kept.done:
                     events.cell_done(*key, True)
                     continue
+                if ready.corpus.name in broken:
+                    continue
                 events.stage(f"{loaded.name} on {ready.corpus.name}")
+                expected = fingerprints.get(ready.corpus.name)
+                if expected is None:
+                    expected = fingerprints[ready.corpus.name] = recorded_fingerprint(
+                        setup.dirs(opts.corpora_root.resolve(), ready.corpus))
                 cell = runner.Cell(
                     loaded=loaded, corpus=ready.corpus.name, corpus_pin=ready.corpus.identity,
                     tree=ready.tree,
-                    state=state.state_dir(opts.work, "state", loaded.name,
-                                          ready.corpus.name).resolve(),
+                    # Never resolved: an engine may have replaced its state dir with a link,
+                    # and state.py must see (and remove) the link, not its target.
+                    state=state.state_dir(opts.work, "state", loaded.name, ready.corpus.name),
                     lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
                     gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
                     tree_files=ready.manifest.files,
                 )
                 result = runner.run_cell(cell, events.tick)
                 cell_rows = result.rows(cell)
+                changes = verify(ready.tree, expected)
+                if changes:
+                    cell_rows = [r.model_copy(update={
+                        "flags": [*r.flags, f"!! tree_modified={len(changes)}"],
+                        "tree_changes": changes}) for r in cell_rows]
+                    if not _rebuild(ready, opts, failures, fingerprints, events):
+                        broken.add(ready.corpus.name)
                 book.append(journal.CellRecord(
                     engine=loaded.name, corpus=ready.corpus.name, rows=cell_rows,
                     failure=result.failure, engine_info=engines_out[loaded.name],
@@ -319,6 +338,25 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     if not interrupted:
         log.unlink(missing_ok=True)  # everything it held is in the result file now
     return Outcome(out, failures, interrupted, written)
+
+
+def _rebuild(ready: plan.Plan, opts: Options, failures: list[Failure],
+             fingerprints: dict[str, Fingerprint], events: Events) -> bool:
+    """An engine changed its tree: set the corpus up afresh so the next engine gets the pin.
+
+    The tree may share inodes with bench's checkout, so both are rebuilt from the source.
+    """
+    events.stage(f"rebuilding {ready.corpus.name}: an engine changed its tree")
+    root = opts.corpora_root.resolve()
+    setup.invalidate(root, ready.corpus)
+    try:
+        setup.setup(ready.corpus, root)
+    except BenchError as exc:
+        failures.append(Failure(engine="*", corpus=ready.corpus.name, stage="setup",
+                                message=f"rebuilding the tree an engine changed: {exc}"))
+        return False
+    fingerprints[ready.corpus.name] = recorded_fingerprint(setup.dirs(root, ready.corpus))
+    return True
 
 
 def _now() -> str:

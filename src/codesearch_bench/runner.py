@@ -88,7 +88,7 @@ def ensure_index(loaded: LoadedSpec, ctx: Context, corpus_pin: str, *,
         state.clear(ctx.state)
     rendered = driver.render_index(loaded, ctx)
     if rendered is None:
-        ctx.state.mkdir(parents=True, exist_ok=True)
+        state.prepare(ctx.state)  # a real folder: a link an engine left there is removed
         return IndexStep(IndexOut(cached=False, state_bytes=None), None)
     if state.index_finished(ctx.state, loaded.sha256, corpus_pin):
         files, chunks = state.index_counts(ctx.state)

@@ -134,7 +134,7 @@ def probe(engine: str | Path, *, root: Path, query: str, work: Path,
     if k < 1:
         raise UsageError(f"--k {k}: a cutoff is a whole number >= 1")
     key = corpus_key or state.root_key(root)
-    ctx = Context(root=root, state=state.state_dir(work, "probe", loaded.name, key).resolve(),
+    ctx = Context(root=root, state=state.state_dir(work, "probe", loaded.name, key),
                   corpus=key, lang=lang)
     report = ProbeReport(loaded=loaded, root=root, state=ctx.state, query=query,
                          query_id=query_id, k=k, n=k * spec.candidates, per_file=per_file,

@@ -15,6 +15,9 @@ FLAG_HELP = {
                 "the tool was asked for too few results; raise `candidates`",
     "!! line_base": "results at line 0 although the spec says line_base 1 -- the tool counts "
                     "from zero: set line_base: 0",
+    "!! tree_modified": "the engine changed files of its candidate tree (see tree_changes in "
+                        "the JSON); its answers may rest on other files than the pin's, and "
+                        "the tree was rebuilt for the next engine",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
     "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",

@@ -119,6 +119,10 @@ class Row(_M):
     flags: list[str]
     errors: int
     queries: list[QueryOutcome]
+    tree_changes: list[str] = Field(
+        default_factory=list,
+        description="what the engine changed in its candidate tree (flag !! tree_modified); "
+        "the tree was rebuilt before the next engine ran")
 
 
 class Comparison(_M):
