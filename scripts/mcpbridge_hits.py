@@ -15,7 +15,6 @@ blob: the whole text as one hit with no lines, labelled by a template.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -82,10 +81,6 @@ def read_records(spec: ParseSpec, doc: Any) -> list[dict[str, Any]]:
         raise ToolFailure("cannot read the tool result: " + "; ".join(parsed.errors))
     if parsed.bad_records:
         log(PROG, f"{parsed.bad_records} result record(s) skipped: " + "; ".join(parsed.errors))
+    # bench's parser refuses non-finite scores, so the response line stays strict JSON.
     return [{"path": h.path, "start": h.start, "end": h.end, "text": h.text,
-             "score": _finite(h.score)} for h in parsed.hits]
-
-
-def _finite(score: float | None) -> float | None:
-    # The response line is strict JSON, which has no Infinity.
-    return score if score is not None and math.isfinite(score) else None
+             "score": h.score} for h in parsed.hits]
