@@ -166,7 +166,8 @@ def serve(prog: str, default_state: str | None, open_state: Callable[[str], Open
           stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """One JSON request per line in, one JSON line out, until EOF.
 
-    Each state is opened once (open_state) and kept. A request that cannot be
+    Each state is opened once (open_state) and kept. Every response echoes the
+    request's `id` (see protocol/PROTOCOL.md). A request that cannot be
     answered (a malformed line, no index, or one of `errors`) gets
     {"error": ...} and no "hits", which bench records as a failed query; the
     loop goes on. Any other exception ends the adapter, and bench restarts it.
@@ -177,8 +178,12 @@ def serve(prog: str, default_state: str | None, open_state: Callable[[str], Open
     for line in stdin:
         if not line.strip():
             continue
+        echo: dict[str, Any] = {}
         try:
             fields = decode_request(line)
+            if "id" in fields:
+                # Echoed so bench can tell this answer from a late or stray line.
+                echo = {"id": fields["id"]}
             state = request_state(fields, default_state)
             if state not in opened:
                 opened[state] = open_state(state)
@@ -188,7 +193,7 @@ def serve(prog: str, default_state: str | None, open_state: Callable[[str], Open
         except (ValueError, TypeError, *errors) as exc:
             log(prog, str(exc))
             response = {"error": str(exc)}
-        emit(response, stdout)
+        emit({**echo, **response}, stdout)
     return 0
 
 

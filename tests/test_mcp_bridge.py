@@ -388,8 +388,8 @@ def test_json_error_line_is_a_failed_query_through_parse_error(
     data["parse"]["error"] = "error"
     spec.write_text(json.dumps(data))
     (result,), _ = run_queries(spec, small_tree, tmp_path / "state", ["a"])
-    assert json.loads(result.raw) == {"error": "Error fetching library context. Please try "
-                                      "again later. TypeError: fetch failed"}
+    assert json.loads(result.raw) == {"id": 1, "error": "Error fetching library context. "
+                                      "Please try again later. TypeError: fetch failed"}
     assert result.error == ("engine error: Error fetching library context. Please try again "
                             "later. TypeError: fetch failed")
     assert result.hits == []

@@ -314,6 +314,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     failures.append(result.failure)
                 rows.extend(cell_rows)
                 events.cell_done(*key, result.failure is None)
+                if result.interrupted:
+                    raise KeyboardInterrupt  # kept above: it finished before the signal
         except KeyboardInterrupt:
             interrupted = True
     env = environment.describe()

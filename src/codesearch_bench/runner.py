@@ -55,6 +55,9 @@ class CellResult:
     passes: list[Pass] = field(default_factory=list)
     search: SearchOut | None = None
     failure: Failure | None = None
+    rejected: list[str] = field(default_factory=list)  # "query id: why the OS refused it"
+    answered: bool = False  # every query was asked (an interrupt may still come at close)
+    interrupted: bool = False  # Ctrl-C while the engine was closed, after every query
 
     def rows(self, cell: Cell) -> list[Row]:
         if self.index is None or self.search is None:
@@ -126,53 +129,85 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
                                  stderr_tail=step.stderr_tail)
         return result
     result.index = step.out
-    k_max = max(cell.cutoffs)
-    text = TreeText(cell.tree)
+    searcher = Searcher(loaded, ctx)
     try:
-        with Searcher(loaded, ctx) as searcher:
-            timeouts = 0
-            for per_file in per_file_passes(loaded.spec.per_file):
-                run = Pass(per_file)
-                for q in cell.queries:
-                    tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
-                    if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
-                        # A one-shot engine that hangs every time would otherwise cost
-                        # its full timeout on every remaining query.
-                        found = SearchResult(error=f"skipped: the engine timed out on "
-                                             f"{timeouts} queries in a row")
-                    else:
-                        found = searcher.search(q.query, k_max, per_file)
-                        timeouts = timeouts + 1 if found.timed_out else 0
-                    graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec,
-                                      text=text, per_file=per_file, cutoffs=cell.cutoffs,
-                                      tree_files=cell.tree_files)
-                    run.outcomes.append(graded.outcome)
-                    if found.error is None:
-                        run.latencies.append(found.latency_s)
-                result.passes.append(run)
-            head = result.passes[0] if result.passes else Pass(1)
-            first = None
-            if cell.queries:
-                first = searcher.command(cell.queries[0].query, k_max,
-                                         per_file_passes(loaded.spec.per_file)[0]).argv
-            result.search = SearchOut(
-                mode=loaded.spec.mode, p50_s=quantile(head.latencies, 0.5),
-                p95_s=quantile(head.latencies, 0.95), peak_rss_bytes=searcher.peak_rss_bytes,
-                restarts=searcher.session.restarts if searcher.session else 0, command=first,
-            )
-            errors = [o.error for o in head.outcomes if o.error is not None]
-            if head.outcomes and len(errors) == len(head.outcomes):
-                # An engine that answered nothing failed, whatever its exit codes said.
-                result.failure = Failure(
-                    engine=loaded.name, corpus=cell.corpus, stage="search",
-                    message=f"all {len(errors)} queries failed; the first: {errors[0]}",
-                    stderr_tail=searcher.session.stderr_tail() or None
-                    if searcher.session else None)
+        with searcher:
+            _ask_every_query(cell, searcher, result, tick)
+            result.answered = True
+    except KeyboardInterrupt:
+        if not result.answered:
+            raise
+        # Every query was answered and only closing the engine was interrupted: the cell
+        # is finished; the caller keeps it, then stops.
+        result.interrupted = True
     except BenchError as exc:
         stage: Stage = "start" if loaded.spec.mode == "persistent" else "search"
         result.failure = Failure(engine=loaded.name, corpus=cell.corpus, stage=stage,
                                  message=str(exc))
+        return result
+    if result.search is not None and searcher.session is not None:
+        # Complete only after close: lines a sloppy engine printed after its last answer.
+        result.search.unsolicited = searcher.session.unsolicited_lines
+    if result.failure is None and result.passes:
+        result.failure = _failed(cell, result, searcher)
     return result
+
+
+def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: Tick) -> None:
+    loaded = cell.loaded
+    k_max = max(cell.cutoffs)
+    text = TreeText(cell.tree)
+    timeouts = 0
+    for per_file in per_file_passes(loaded.spec.per_file):
+        run = Pass(per_file)
+        for q in cell.queries:
+            tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
+            if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
+                # A one-shot engine that hangs every time would otherwise cost its full
+                # timeout on every remaining query.
+                found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
+                                     "queries in a row")
+            else:
+                found = searcher.search(q.query, k_max, per_file)
+                timeouts = timeouts + 1 if found.timed_out else 0
+            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
+                              per_file=per_file, cutoffs=cell.cutoffs,
+                              tree_files=cell.tree_files)
+            run.outcomes.append(graded.outcome)
+            if found.error is None:
+                run.latencies.append(found.latency_s)
+            elif found.rejected:
+                result.rejected.append(f"{q.id}: {found.error}")
+        result.passes.append(run)
+    head = result.passes[0] if result.passes else Pass(1)
+    first = None
+    if cell.queries:
+        first = searcher.command(cell.queries[0].query, k_max,
+                                 per_file_passes(loaded.spec.per_file)[0]).argv
+    result.search = SearchOut(
+        mode=loaded.spec.mode, p50_s=quantile(head.latencies, 0.5),
+        p95_s=quantile(head.latencies, 0.95), peak_rss_bytes=searcher.peak_rss_bytes,
+        restarts=searcher.session.restarts if searcher.session else 0, command=first)
+
+
+def _failed(cell: Cell, result: CellResult, searcher: Searcher) -> Failure | None:
+    """The cell failed when nothing was answered, or when the OS refused some commands."""
+    name, head = cell.loaded.name, result.passes[0]
+    errors = [o.error for o in head.outcomes if o.error is not None]
+    if head.outcomes and len(errors) == len(head.outcomes):
+        # An engine that answered nothing failed, whatever its exit codes said.
+        return Failure(engine=name, corpus=cell.corpus, stage="search",
+                       message=f"all {len(errors)} queries failed; the first: {errors[0]}",
+                       stderr_tail=(searcher.session.stderr_tail() or None)
+                       if searcher.session else None)
+    refused = sorted({r.split(":", 1)[0] for r in result.rejected})
+    if refused:
+        # Not the tool's answer but its command line: the spec must change (stdin or
+        # persistent mode), so the run says so in its exit code, with the rows kept.
+        return Failure(engine=name, corpus=cell.corpus, stage="search",
+                       message=f"{len(refused)} of {len(head.outcomes)} queries could not be "
+                       f"run and score as misses; the first: {result.rejected[0]}")
+    return None
 
 
 @dataclass

@@ -63,6 +63,7 @@ class SearchResult:
     #: bench refused to run this query's command (it could not be rendered, or the
     #: OS would refuse it): the spec or the query is at fault, not the engine.
     rejected: bool = False
+    unsolicited: int = 0  # a persistent engine's stray lines discarded while serving this one
 
 
 def ask(loaded: LoadedSpec, query: str, k: int, per_file: int) -> Ask:
@@ -252,7 +253,7 @@ class Searcher:
                 variables.request(self.ctx, ask(self.loaded, query, k, per_file)),
                 spec.search_timeout)
             result = SearchResult(latency_s=reply.latency_s, rendered=self.start_command,
-                                  raw=reply.line or b"")
+                                  raw=reply.line or b"", unsolicited=reply.unsolicited)
             if reply.error is not None:
                 result.error = reply.error
                 return result
@@ -282,7 +283,10 @@ class Searcher:
             if m.stdout_truncated:
                 result.error = f"output exceeded {len(m.stdout)} bytes and was cut off"
                 return result
-        result.parsed = parse(spec.parse, result.raw)
+        # A regex that backtracks for ever is bounded by the query's own deadline, and counts
+        # towards the timeouts-in-a-row that stop asking a hanging engine.
+        result.parsed = parse(spec.parse, result.raw, timeout=spec.search_timeout)
+        result.timed_out = result.timed_out or result.parsed.timed_out
         result.hits = result.parsed.hits
         if result.parsed.engine_error is not None:
             result.error = f"engine error: {result.parsed.engine_error[:500]}"

@@ -287,9 +287,11 @@ class EngineSession:
                 if answers(value, seq):
                     return reply(item, verified=True)
                 other_id += 1
-            elif self.echoes_ids:
-                no_id += 1
+            elif self.echoes_ids and item.lstrip().startswith(b"{"):
+                no_id += 1  # an object that could have echoed the id and did not: a stray
             else:
+                # No ids, or a line that is not a JSON object (a plain-text error): it can
+                # only fail this query, never pass for another query's answer.
                 return reply(item)
 
     def _died(self, when: str) -> str:

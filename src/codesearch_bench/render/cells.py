@@ -18,6 +18,9 @@ FLAG_HELP = {
     "!! tree_modified": "the engine changed files of its candidate tree (see tree_changes in "
                         "the JSON); its answers may rest on other files than the pin's, and "
                         "the tree was rebuilt for the next engine",
+    "!! unsolicited": "a persistent engine printed lines that answered no request (or another "
+                      "one); bench discarded them, but an engine that echoes no request id "
+                      "may have had answers credited to the next query: echo `id`",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
     "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",

@@ -77,6 +77,9 @@ class QueryOutcome(_M):
     depth_limited: bool = Field(
         default=False, description="raw results reached n but filled fewer slots than k")
     no_spans: bool = False
+    unsolicited: int = Field(
+        default=0, description="lines a persistent engine sent that answered no request "
+        "(or another one), discarded while this query was served")
 
 
 class IndexOut(_M):
@@ -98,6 +101,9 @@ class SearchOut(_M):
     peak_rss_bytes: int | None = Field(default=None, description="persistent engines only")
     restarts: int = 0
     command: list[str] | None = Field(default=None, description="first rendered search command")
+    unsolicited: int = Field(
+        default=0, description="persistent engines: lines that answered no request, or "
+        "another one, over the whole session (flag !! unsolicited=N)")
 
 
 TokenColumn = Literal["text", "corpus", "none"]

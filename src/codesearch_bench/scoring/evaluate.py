@@ -39,6 +39,7 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
              tree_files: int) -> Evaluation:
     out = QueryOutcome(id=query_id, latency_s=found.latency_s, error=found.error,
                        raw_hits=len(found.hits), leftovers=found.leftovers,
+                       unsolicited=found.unsolicited,
                        replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
                        chunk_entered=spec.spans and any(not g.file_level for g in gold))
     evaluation = Evaluation(out)

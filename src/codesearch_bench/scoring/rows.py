@@ -59,7 +59,7 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
                 update={"p50_s": quantile(run.latencies, 0.5),
                         "p95_s": quantile(run.latencies, 0.95)}),
             metrics=_aggregate(run, cutoffs, token_column != "none"),
-            flags=_flags(loaded, run, token_column), errors=sum(o.error is not None
+            flags=_flags(loaded, run, token_column, search), errors=sum(o.error is not None
                                                                 for o in run.outcomes),
             queries=run.outcomes,
         ))
@@ -103,9 +103,13 @@ def estimate(values: list[float]) -> Estimate:
     return Estimate(mean=float(mean), lo=float(lo), hi=float(hi), n=len(values))
 
 
-def _flags(loaded: LoadedSpec, run: Pass, token_column: str) -> list[str]:
+def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) -> list[str]:
     spec = loaded.spec
     flags = []
+    if search.unsolicited:
+        # One session serves every pass, and without echoed ids no line can be pinned on
+        # one query: the whole cell carries the count.
+        flags.append(f"!! unsolicited={search.unsolicited}")
     answered = [o for o in run.outcomes if o.error is None]
     if spec.spans and answered and all(o.no_spans or o.raw_hits == 0 for o in answered) and any(
             o.raw_hits for o in answered):
