@@ -57,8 +57,15 @@ class Events:
     """Callbacks for progress; the CLI fills them with rich output."""
 
     stage: Callable[[str], None] = lambda msg: None
-    tick: Callable[[str], None] = lambda msg: None
+    tick: Callable[[str], None] = lambda msg: None  # one query of one pass answered
     cell_done: Callable[[str, str, bool], None] = lambda engine, corpus, ok: None
+    #: the work ahead: cells to run and queries x passes over all of them
+    planned: Callable[[int, int], None] = lambda cells, queries: None
+    #: cell i of n starts, with its queries x passes
+    cell_start: Callable[[int, int, str, str, int], None] = \
+        lambda i, n, engine, corpus, queries: None
+    #: a finished cell taken over from an earlier run instead of run again
+    kept: Callable[[str, str, str], None] = lambda engine, corpus, source: None
 
 
 @dataclass
@@ -273,16 +280,21 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     fresh = opts.resume is None or opts.resume.resolve() != out_path.resolve()
     fingerprints: dict[str, Fingerprint] = {}  # each corpus's tree as set up
     broken: set[str] = set()  # corpora whose tree could not be rebuilt after a change
+    order = plan.cells(plans, specs, opts.shard)
+    todo = [(r, s) for r, s in order if (s.name, r.corpus.name) not in kept.done]
+    events.planned(len(todo), sum(_units(r, s) for r, s in todo))
+    source = str(opts.resume) if opts.resume else ""
     with journal.Journal(log, header, fresh=fresh) as book:
         try:
-            for ready, loaded in plan.cells(plans, specs, opts.shard):
+            for ready, loaded in order:
                 key = (loaded.name, ready.corpus.name)
                 if key in kept.done:
-                    events.cell_done(*key, True)
+                    events.kept(*key, source)
                     continue
                 if ready.corpus.name in broken:
                     continue
-                events.stage(f"{loaded.name} on {ready.corpus.name}")
+                events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
+                                  ready.corpus.name, _units(ready, loaded))
                 expected = fingerprints.get(ready.corpus.name)
                 if expected is None:
                     expected = fingerprints[ready.corpus.name] = recorded_fingerprint(
@@ -340,6 +352,11 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     if not interrupted:
         log.unlink(missing_ok=True)  # everything it held is in the result file now
     return Outcome(out, failures, interrupted, written)
+
+
+def _units(ready: plan.Plan, loaded: LoadedSpec) -> int:
+    """A cell's share of the work: each query once per per_file pass."""
+    return len(ready.queries) * len(set(loaded.spec.per_file))
 
 
 def _rebuild(ready: plan.Plan, opts: Options, failures: list[Failure],

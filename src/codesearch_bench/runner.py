@@ -161,7 +161,6 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     for per_file in per_file_passes(loaded.spec.per_file):
         run = Pass(per_file)
         for q in cell.queries:
-            tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
             if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
                 # A one-shot engine that hangs every time would otherwise cost its full
                 # timeout on every remaining query.
@@ -174,6 +173,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files)
             run.outcomes.append(graded.outcome)
+            tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
             if found.error is None:
                 run.latencies.append(found.latency_s)
             elif found.rejected:

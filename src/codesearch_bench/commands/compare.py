@@ -30,7 +30,9 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         keep_going=args.keep_going,
     )
     with progress.compare_progress(ui.err) as bar:
-        outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done))
+        outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done,
+                                       planned=bar.planned, cell_start=bar.cell_start,
+                                       kept=bar.kept))
     table.render_compare(ui.out, outcome.result, wide=args.wide)
     if outcome.written is not None and not outcome.interrupted:
         ui.out.print(f"wrote {outcome.written}", markup=False, highlight=False)
