@@ -141,3 +141,15 @@ def test_duplicate_engine_names_are_refused(
 ) -> None:
     assert compare(bench, bench["fake"], bench["fake"]) == 2
     assert "share the name" in capsys.readouterr().err
+
+
+def test_result_files_follow_the_umask(bench: dict[str, Path]) -> None:
+    """mkstemp makes 0600 files; a result is meant to be shared like any file written."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        assert compare(bench, bench["fake"]) == 0
+    finally:
+        os.umask(old)
+    assert bench["out"].stat().st_mode & 0o777 == 0o644

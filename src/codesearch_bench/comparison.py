@@ -135,7 +135,7 @@ def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
     seen: dict[str, Path] = {}
     for path in paths:
         try:
-            loaded = load_spec(path)
+            loaded = load_spec(workdir.find_spec(Path(path)))
         except SpecError as exc:
             failures.append(Failure(engine=Path(path).stem, corpus="*", stage="spec",
                                     message=str(exc)))

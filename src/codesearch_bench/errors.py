@@ -67,7 +67,7 @@ class CorpusError(BenchError):
     """corpora.toml, a download, a pin or an archive is wrong."""
 
     exit_code = 3
-    hint = "see corpora.toml and README.md, 'Corpora'"
+    hint = "see README.md, 'Adding a corpus', for every corpora.toml key"
 
 
 class QueryError(CorpusError):

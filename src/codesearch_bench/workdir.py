@@ -21,12 +21,38 @@ DEFAULT_ENGINES_FILE = "default-engines.txt"
 
 
 def default_work() -> Path:
-    return Path(os.environ.get("BENCH_WORK", DEFAULT_WORK))
+    """$BENCH_WORK, else the checkout's `.bench` wherever bench is run from, else ./.bench.
+
+    One work dir per checkout, so running from a subdirectory or elsewhere never sets
+    the corpora up a second time.
+    """
+    if env := os.environ.get("BENCH_WORK"):
+        return Path(env)
+    home = checkout()
+    return home / DEFAULT_WORK if home is not None else Path(DEFAULT_WORK)
 
 
 def project_root() -> Path:
     """The source checkout bench runs from (holds corpora.toml, engines/, protocol/)."""
     return Path(__file__).resolve().parents[2]
+
+
+def checkout() -> Path | None:
+    """The checkout, when bench runs from one (an editable install); None for a wheel."""
+    root = project_root()
+    return root if (root / "corpora.toml").is_file() and (root / "engines").is_dir() else None
+
+
+def find_spec(path: Path) -> Path:
+    """An engine spec as given, else relative to the checkout (`engines/grep.json` works from
+    anywhere); a path found in neither place is returned as given, for load_spec to refuse
+    with where it looked."""
+    if path.exists() or path.is_absolute():
+        return path
+    home = checkout()
+    if home is not None and (home / path).exists():
+        return home / path
+    return path
 
 
 def default_corpora_file() -> Path:

@@ -32,7 +32,7 @@ from ..results.probe import ProbeHit, ProbeReport
 from ..runner import Probed, probe_query
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
-from ..workdir import Where
+from ..workdir import Where, find_spec
 
 _EXPECT = re.compile(r"^(?P<path>[^:]+)(?::(?P<rest>.+))?$")
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -93,7 +93,9 @@ def probe_corpus(engine: str | Path, where: Where, *, corpus: str, query_id: str
     (chosen,) = select(load_corpora(where.corpora_file), corpus)
     if not setup.is_set_up(where.corpora_root, chosen):
         raise UsageError(f"corpus {chosen.name!r} is not set up under {where.corpora_root}",
-                         hint=f"run `bench setup --corpus {chosen.name}` first")
+                         hint=f"run `bench setup --corpus {chosen.name}` first, or point "
+                         "--work (or --corpora-root, $BENCH_WORK, $BENCH_CORPORA) at where it "
+                         "was set up")
     dirs = setup.dirs(where.corpora_root, chosen)
     expected = list(extra_expect or [])
     query_text = text
@@ -121,7 +123,7 @@ def probe(engine: str | Path, *, root: Path, query: str, work: Path,
           query_id: str | None = None, expected: list[Span] | None = None, k: int = 20,
           per_file: int | None = None, reindex: bool = False,
           tree_size: int | None = None) -> ProbeReport:
-    loaded = load_spec(engine)
+    loaded = load_spec(find_spec(Path(engine)))
     spec = loaded.spec
     if not root.is_dir():
         raise UsageError(f"--root {root}: not a directory")

@@ -292,8 +292,9 @@ def load_spec(path: str | Path) -> LoadedSpec:
             raw = fh.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(
-            f"{file}: no such engine spec",
-            hint="pass the path of a JSON file, e.g. --engine engines/grep.json",
+            f"{file}: no such engine spec (looked for {file.absolute()})",
+            hint="a relative path is tried from the current directory, then from the "
+            "checkout, so `--engine engines/grep.json` works from anywhere in it",
         ) from None
     except OSError as exc:
         raise SpecError(f"{file}: cannot read: {exc.strerror}") from None

@@ -212,6 +212,11 @@ class ResultFile(_M):
             with os.fdopen(fd, "w") as fh:
                 json.dump(self.model_dump(mode="json"), fh, indent=1)
                 fh.write("\n")
+            # mkstemp makes the file 0600; a result is meant to be shared, so the
+            # user's umask decides, as for any file they write.
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
