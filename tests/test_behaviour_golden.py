@@ -44,7 +44,7 @@ _TIMING = {"latency_s", "wall_s", "p50_s", "p95_s", "peak_rss_bytes", "rss_metho
            "state_bytes", "command", "tree", "created", "spec_file", "query_set", "version"}
 
 
-_ADDED = {"tree_changes", "unsolicited"}
+_ADDED = {"tree_changes", "unsolicited", "parse_problems"}
 
 
 def _strip(value: Any) -> Any:

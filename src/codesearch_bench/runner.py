@@ -19,6 +19,7 @@ from .engine import driver, state
 from .engine.driver import Context, Rendered, Searcher, SearchResult
 from .engine.process import Measurement
 from .engine.spec import LoadedSpec
+from .engine.unmatched import Tally, problems
 from .errors import BenchError, Stage
 from .gold.queries import Query
 from .model import Span
@@ -56,14 +57,27 @@ class CellResult:
     search: SearchOut | None = None
     failure: Failure | None = None
     rejected: list[str] = field(default_factory=list)  # "query id: why the OS refused it"
+    parse_problems: list[str] = field(default_factory=list)  # paths that matched nothing
     answered: bool = False  # every query was asked (an interrupt may still come at close)
     interrupted: bool = False  # Ctrl-C while the engine was closed, after every query
 
     def rows(self, cell: Cell) -> list[Row]:
         if self.index is None or self.search is None:
             return []
-        return build_rows(cell.loaded, cell.corpus, cell.tree, cell.cutoffs, self.index,
+        rows = build_rows(cell.loaded, cell.corpus, cell.tree, cell.cutoffs, self.index,
                           self.search, self.passes)
+        flags = (["!! parse"] if self.parse_problems else []) + (
+            ["!! empty"] if self._empty() else [])
+        if not flags:
+            return rows
+        return [r.model_copy(update={"flags": [*r.flags, *flags],
+                                     "parse_problems": self.parse_problems}) for r in rows]
+
+    def _empty(self) -> bool:
+        """Every query was answered and every answer was empty: a wrong path or a dead
+        index, never a real result -- say so instead of showing a row of zeros."""
+        head = self.passes[0].outcomes if self.passes else []
+        return bool(head) and all(o.error is None and o.raw_hits == 0 for o in head)
 
 
 @dataclass
@@ -158,6 +172,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     k_max = max(cell.cutoffs)
     text = TreeText(cell.tree)
     timeouts = 0
+    seen = Tally()
     for per_file in per_file_passes(loaded.spec.per_file):
         run = Pass(per_file)
         for q in cell.queries:
@@ -169,6 +184,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             else:
                 found = searcher.search(q.query, k_max, per_file)
                 timeouts = timeouts + 1 if found.timed_out else 0
+                seen.add(found.parsed)
             graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files)
@@ -179,6 +195,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             elif found.rejected:
                 result.rejected.append(f"{q.id}: {found.error}")
         result.passes.append(run)
+    result.parse_problems = problems(loaded.spec.parse, seen)
     head = result.passes[0] if result.passes else Pass(1)
     first = None
     if cell.queries:

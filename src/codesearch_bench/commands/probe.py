@@ -20,6 +20,7 @@ from ..corpus.tree import Manifest, TreeText, tree_files
 from ..engine import state
 from ..engine.driver import Context
 from ..engine.spec import load_spec
+from ..engine.unmatched import problems, tally
 from ..errors import EngineFailed, UsageError
 from ..gold.grammars import GoldError
 from ..gold.queries import QuerySet, load_queries
@@ -190,6 +191,8 @@ def _warn(report: ProbeReport, normalized: Normalized | None, tree_size: int) ->
     assert search is not None
     engine = report.loaded.spec
     raw = len(search.hits)
+    for problem in problems(engine.parse, tally([search.parsed])):
+        report.warnings.append(f"{problem} -- a wrong path scores as plain zeros")
     if lacks_spans(search.hits, engine.spans):
         report.warnings.append(
             "results carry no line spans although the spec says spans: true -- "

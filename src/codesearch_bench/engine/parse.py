@@ -49,6 +49,14 @@ class ParseResult:
     fatal: bool = False  # the document as a whole could not be read
     engine_error: str | None = None  # what the engine reported in its `error` field
     timed_out: bool = False  # the regex ran past the parse deadline
+    # What the parse paths found, for telling a wrong path from an empty answer
+    # (engine/unmatched.py): documents whose results path was absent and their keys,
+    # object records seen and their keys, and how many records had each field.
+    results_missing: int = 0
+    document_keys: set[str] = field(default_factory=set)
+    records: int = 0
+    record_keys: set[str] = field(default_factory=set)
+    present: dict[str, int] = field(default_factory=dict)
 
     def note(self, message: str) -> None:
         self.bad_records += 1
@@ -185,6 +193,10 @@ def _records(spec: ParseSpec, doc: Any, result: ParseResult, where: str) -> list
             return []
         if items is None:
             if not doc.get(spec.results.split(".")[0]):
+                if spec.results.split(".")[0] not in doc:
+                    # Absent, not empty: a wrong path looks exactly like "no results".
+                    result.results_missing += 1
+                    result.document_keys.update(_keys(doc))
                 return []  # e.g. {"hits": null} or {} for no results
             result.fatal = True
             result.note(f"{where}: no list at `{spec.results}`")
@@ -203,6 +215,7 @@ def _add(spec: ParseSpec, record: Any, result: ParseResult, prefix: str = "") ->
     if not isinstance(record, dict):
         result.note(where + "not an object")
         return
+    _seen(spec, record, result)
     try:
         start, end = _span(spec, record)
         path = fields.path(lookup(record, spec.path))
@@ -217,6 +230,31 @@ def _add(spec: ParseSpec, record: Any, result: ParseResult, prefix: str = "") ->
     text = result.clean(text) if text is not None else None
     result.hits.append(Hit(path=result.clean(path), start=start, end=end, text=text,
                            score=score, rank=rank))
+
+
+_FIELDS = ("path", "start", "end", "lines", "text", "score")
+_MAX_KEYS = 64
+
+
+def _keys(obj: dict[str, Any]) -> list[str]:
+    return [k for k in list(obj)[:_MAX_KEYS] if isinstance(k, str)]
+
+
+def _seen(spec: ParseSpec, record: dict[str, Any], result: ParseResult) -> None:
+    """Count which configured fields this record has (cheap: a lookup per field)."""
+    result.records += 1
+    if len(result.record_keys) < _MAX_KEYS:
+        result.record_keys.update(_keys(record))
+    for name in _FIELDS:
+        path = getattr(spec, name)
+        if path is None:
+            continue
+        try:
+            found = lookup(record, path) is not None
+        except Exception:  # a strange value is the record reader's to report
+            found = False
+        if found:
+            result.present[name] = result.present.get(name, 0) + 1
 
 
 def _span(spec: ParseSpec, record: dict[str, Any]) -> tuple[int | None, int | None]:

@@ -21,6 +21,10 @@ FLAG_HELP = {
     "!! unsolicited": "a persistent engine printed lines that answered no request (or another "
                       "one); bench discarded them, but an engine that echoes no request id "
                       "may have had answers credited to the next query: echo `id`",
+    "!! parse": "a parse path matched nothing in any answer (see parse_problems in the JSON, "
+                "or run `bench probe`): the zeros may be the spec's, not the tool's",
+    "!! empty": "every query was answered with no results at all: a wrong parse path, an "
+                "empty index or a dead tool, not a measurement",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
     "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",

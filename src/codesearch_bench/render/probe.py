@@ -66,9 +66,9 @@ def render_probe(console: Console, report: ProbeReport) -> None:
             chunk = report.expected_chunk_rank
             console.print(f"  chunk hit at slot: {chunk if chunk else 'none'}")
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
+        console.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
     for warning in report.warnings:
-        console.print(f"[bold red]!![/] {escape(warning)}")
+        console.print(f"[bold red]!![/] {escape(warning)}", soft_wrap=True)
 
 
 def _hits_table(console: Console, report: ProbeReport) -> None:

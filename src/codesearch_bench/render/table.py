@@ -129,6 +129,12 @@ def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) ->
             say("file@10 / chunk@10: recall at 10, ± the larger side of its 95% bootstrap "
                 "interval; n/e: not entered; headline per_file only (--wide: every pass and "
                 "cutoff)")
+    for r in result.rows:
+        if r.headline and r.parse_problems:
+            for problem in r.parse_problems:
+                console.print(f"!! parse: {r.engine} × {r.corpus}: {problem}", markup=False,
+                              highlight=False, soft_wrap=True,
+                              style=None if plain else "bold red")
     if result.failures:
         console.print("failed combinations (gaps, not zeros):" if plain else
                       "[bold red]failed combinations[/] (gaps, not zeros):", highlight=False)

@@ -125,6 +125,10 @@ class Row(_M):
     flags: list[str]
     errors: int
     queries: list[QueryOutcome]
+    parse_problems: list[str] = Field(
+        default_factory=list,
+        description="parse paths that matched nothing in any answer, with the keys the "
+        "output had instead (flag !! parse)")
     tree_changes: list[str] = Field(
         default_factory=list,
         description="what the engine changed in its candidate tree (flag !! tree_modified); "
