@@ -42,7 +42,7 @@ from codesearch_bench import comparison as compare  # noqa: E402
 from codesearch_bench import runner, workdir  # noqa: E402
 from codesearch_bench.corpus.config import load_corpora  # noqa: E402
 from codesearch_bench.corpus.setup import setup as setup_corpus  # noqa: E402
-from codesearch_bench.engine import driver, process  # noqa: E402
+from codesearch_bench.engine import driver, process, state  # noqa: E402
 from codesearch_bench.engine.spec import load_spec  # noqa: E402
 from codesearch_bench.gold import queries  # noqa: E402
 from codesearch_bench.model import Span  # noqa: E402
@@ -110,7 +110,8 @@ def _null_cell(tmp: Path, n_queries: int) -> runner.Cell:
           for i in range(n_queries)]
     gold = {q.id: [Span(q.gold[0].path, 1, 3)] for q in qs}
     return runner.Cell(loaded=load_spec(spec), corpus="null", corpus_pin="x", tree=tree,
-                       state=tmp / "state", lang="", queries=qs, gold=gold, cutoffs=(5, 10, 20),
+                       state=state.state_dir(tmp, "state", "null", "null"), lang="", queries=qs,
+                       gold=gold, cutoffs=(5, 10, 20),
                        tree_files=20)
 
 
