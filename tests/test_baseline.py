@@ -78,6 +78,10 @@ def test_a_file_against_itself_matches_every_row_and_passes(golden: ResultFile) 
     assert all(d.delta == 0.0 and d.p_holm == 1.0 and d.n == (3 if "chunk" in d.metric else 4)
                for d in deltas)
     assert verdict(report, True, 0.0) == []
+    # 4 queries: even 4 of 4 lost gives p = 2/2^4 before Holm multiplies it by 72.
+    assert report.notes == ("with 3 or 4 shared queries and 72 tests, a regression in one row "
+                            "and metric alone cannot be significant, however large: run more "
+                            "queries, watch fewer metrics, or gate with --max-drop",)
 
 
 def test_unmatched_rows_are_listed_both_ways_and_a_recorded_failure_fails(
@@ -110,6 +114,7 @@ def test_a_tiny_difference_passes_the_significance_gate_not_max_drop_zero(
     hit = next(d for d in report.rows[0].metrics if d.metric == "file.hit@10")
     assert hit.delta == pytest.approx(-1 / 30) and hit.worse and not hit.regression
     assert verdict(report, True, None) == []
+    assert report.notes == ()  # 30 queries and 3 tests could show a real regression
     dropped = verdict(report, False, 0.0)
     assert len(dropped) == 3 and all("more than --max-drop 0" in r for r in dropped)
     assert verdict(report, False, 0.05) == []
@@ -165,7 +170,13 @@ def test_only_queries_both_files_ran_are_paired(golden: ResultFile) -> None:
                                  metrics=WATCH)
     assert {d.n for d in report.rows[0].metrics} == {12}
     assert report.rows[0].shared == 12
-    assert any("12 queries in both files (baseline ran 30, new 12)" in n for n in report.notes)
+    assert report.notes == ("grep × mini (per_file=1): 12 queries in both files (baseline ran "
+                            "30, new 12)",)
+    two = compare_to_baseline(
+        make_result(golden, [make_row(template, e, ranks(12)) for e in ("grep", "bm25")]),
+        make_result(golden, [make_row(template, e, ranks(30)) for e in ("grep", "bm25")]),
+        metrics=WATCH)
+    assert two.notes == ("2 rows: 12 queries in both files (baseline ran 30, new 12)",)
 
 
 def test_a_metric_the_baseline_had_and_new_lacks_fails_the_gate(golden: ResultFile) -> None:

@@ -248,11 +248,27 @@ def _notes(new: ResultFile, old: ResultFile, rows: list[RowDelta], new_label: st
     specs = {r.key[0]: (r.old_spec, r.new_spec) for r in rows if r.old_spec != r.new_spec}
     for engine, (was, now) in sorted(specs.items()):
         notes.append(f"engine {engine}: spec changed ({(was or '?')[:12]} → {(now or '?')[:12]})")
+    partial: dict[tuple[int, int, int], list[RowKey]] = {}
     for r in rows:
         if r.shared < max(r.old_queries, r.new_queries):
-            notes.append(f"{describe(r.key)}: {r.shared} queries in both files "
-                         f"({old_label} ran {r.old_queries}, {new_label} {r.new_queries})")
+            partial.setdefault((r.shared, r.old_queries, r.new_queries), []).append(r.key)
+    for (shared, ran_old, ran_new), keys in partial.items():
+        who = describe(keys[0]) if len(keys) == 1 else f"{len(keys)} rows"
+        notes.append(f"{who}: {shared} queries in both files ({old_label} ran {ran_old}, "
+                     f"{new_label} {ran_new})")
     return notes
+
+
+def _powerless(rows: list[RowDelta], tests: int, alpha: float) -> list[str]:
+    """Say so when the gate cannot see a lone regression at all: with n pairs no exact
+    two-sided test goes below 2 / 2^n, and Holm multiplies the smallest p by the tests."""
+    ns = sorted({d.n for r in rows for d in r.metrics if d.p is not None})
+    blind = [n for n in ns if tests * 2.0 * 0.5 ** n >= alpha]
+    if not blind:
+        return []
+    return [f"with {' or '.join(map(str, blind))} shared queries and {tests} tests, a "
+            "regression in one row and metric alone cannot be significant, however large: "
+            "run more queries, watch fewer metrics, or gate with --max-drop"]
 
 
 def compare_to_baseline(new: ResultFile, old: ResultFile, *, metrics: list[str],
@@ -304,7 +320,8 @@ def compare_to_baseline(new: ResultFile, old: ResultFile, *, metrics: list[str],
         only_new=tuple(Unmatched(k) for k in new_rows if k not in old_rows),
         only_old=tuple(Unmatched(k, failures.get((k[0], k[1]))) for k in old_rows
                        if k not in new_rows),
-        notes=tuple(absent + _notes(new, old, rows, new_label, old_label)))
+        notes=tuple(absent + _notes(new, old, rows, new_label, old_label)
+                    + _powerless(rows, len(pvalues), alpha)))
 
 
 def _spec(result: ResultFile, engine: str) -> str | None:
