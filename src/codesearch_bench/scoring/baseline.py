@@ -381,5 +381,6 @@ def gate(report: BaselineReport, *, fail_on_regression: bool, max_drop: float | 
     """Raise RegressionFound with every reason when the gate fails."""
     reasons = verdict(report, fail_on_regression, max_drop)
     if reasons:
-        raise RegressionFound(f"{len(reasons)} regression(s) against {report.old_label}:\n"
-                              + "\n".join(f"  - {r}" for r in reasons))
+        count = f"{len(reasons)} reason" + ("s" if len(reasons) > 1 else "")
+        raise RegressionFound(f"the regression gate failed against {report.old_label} "
+                              f"({count}):\n" + "\n".join(f"  - {r}" for r in reasons))
