@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,6 +59,21 @@ def test_jsonl_appends_one_line_per_row(golden: ResultFile, files: tuple[Path, P
     assert (lines[n]["result"], lines[n]["artifacts"]) == (None, [])
     assert [(x["engine"], x["corpus"], x["per_file"]) for x in lines[:n]] == [
         (r.engine, r.corpus, r.per_file) for r in golden.rows]
+
+
+def test_jsonl_needs_no_mlflow_and_nothing_imports_it_early(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    code = (
+        "import sys; sys.modules['mlflow'] = None  # as if not installed\n"
+        "from pathlib import Path\n"
+        "from codesearch_bench.results.schema import ResultFile\n"
+        "from codesearch_bench.tracking import tracker_for\n"
+        f"result = ResultFile.load(Path({str(GOLDEN)!r}))\n"
+        f"print(tracker_for({'jsonl:' + str(out)!r}).track(result, None, []))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("tracked ") and out.read_text().count("\n") > 1
 
 
 def test_jsonl_refuses_what_it_cannot_do(golden: ResultFile, tmp_path: Path) -> None:
