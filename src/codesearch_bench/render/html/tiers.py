@@ -1,0 +1,95 @@
+"""Significance tiers for the headline tables: the result file's own when it states them,
+else derived here from its paired comparisons, never invented where nothing was tested.
+
+Tiers are a newer part of the result schema, so they are read defensively
+(attributes or mapping keys, any of them missing): a file written before them
+still gets derived tiers, and one written after them shows exactly its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...results.schema import ResultFile
+from ..cells import significant
+
+#: the paired metric a track's tiers are decided on (both have an exact McNemar test)
+TIER_METRIC = {"file": "file.hit@10", "chunk": "chunk.hit@10"}
+
+
+@dataclass(frozen=True)
+class Tier:
+    label: str  # what the cell shows: "T1", or compact letters such as "ab"
+    order: int  # what the column sorts by: the tier, or the best rank
+    title: str  # the hover text: what the label means for this engine
+
+
+def get(item: object, key: str) -> Any:
+    return item.get(key) if isinstance(item, dict) else getattr(item, key, None)
+
+
+def tier_groups(result: ResultFile) -> list[Any]:
+    raw = getattr(result, "tiers", None)
+    return list(raw) if isinstance(raw, list | tuple) else []
+
+
+def recorded(result: ResultFile, corpus: str, per_file: int,
+             track: str) -> dict[str, Tier] | None:
+    """The result's tiers for this table (every query, the track's paired metric); None
+    when it states none."""
+    metric = TIER_METRIC[track]
+    for item in tier_groups(result):
+        if (get(item, "corpus"), get(item, "per_file"), get(item, "metric")) != (
+                corpus, per_file, metric) or get(item, "group") is not None:
+            continue
+        out: dict[str, Tier] = {}
+        for entry in get(item, "engines") or []:
+            engine, letters = get(entry, "engine"), get(entry, "letters")
+            lo, hi = get(entry, "rank_lo"), get(entry, "rank_hi")
+            if engine is None or letters is None:
+                continue
+            ranks = (f"rank {lo}" if lo == hi else f"ranks {lo}–{hi}") if lo else ""
+            out[str(engine)] = Tier(str(letters), int(lo) if isinstance(lo, int) else 0,
+                                    f"{ranks}; engines sharing a letter are not significantly "
+                                    f"different on {metric}".lstrip("; "))
+        if out:
+            return out
+    return None
+
+
+def derived(result: ResultFile, corpus: str, per_file: int, track: str) -> dict[str, Tier]:
+    """T1 is the best engine on the track's paired metric and every engine the
+    Holm-corrected paired test does not separate from it; the first engine it does
+    separate starts the next tier, and so on down. An engine never compared with its
+    tier's leader gets no tier: untested is not "not separated"."""
+    metric = TIER_METRIC[track]
+    rows = [r for r in result.rows if r.corpus == corpus and r.per_file == per_file
+            and r.headline and (e := r.metrics.get(metric)) is not None and e.mean is not None]
+    rows.sort(key=lambda r: -(r.metrics[metric].mean or 0.0))
+    tested = {frozenset((c.engine_a, c.engine_b)): significant(c) for c in result.comparisons
+              if c.corpus == corpus and c.per_file == per_file and c.metric == metric
+              and get(c, "group") is None}
+    tiers: dict[str, Tier] = {}
+    tier, leader = 0, ""
+    for r in rows:
+        pair = frozenset((leader, r.engine))
+        if not leader or tested.get(pair) is True:
+            tier, leader = tier + 1, r.engine
+        elif pair not in tested:
+            continue
+        tiers[r.engine] = Tier(f"T{tier}", tier, f"tier {tier} on {metric}, led by {leader}")
+    return tiers if len(tiers) > 1 else {}
+
+
+def grouped(result: ResultFile, corpus: str) -> list[tuple[str, str, int, list[str]]]:
+    """The result's tiers on a subset of the queries (a split or a tag), as
+    (group, metric, per_file, ["engine letters", ...]) for the comparisons section."""
+    out = []
+    for item in tier_groups(result):
+        if get(item, "corpus") != corpus or get(item, "group") is None:
+            continue
+        cells = [f"{get(e, 'engine')} {get(e, 'letters')}" for e in get(item, "engines") or []]
+        out.append((str(get(item, "group")), str(get(item, "metric")),
+                    int(get(item, "per_file") or 0), cells))
+    return sorted(out)
