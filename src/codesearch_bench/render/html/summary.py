@@ -65,17 +65,14 @@ def summary_section(result: ResultFile) -> Markup:
                             td(get(p, "ties"), get(p, "ties"), "num"),
                             td(get(p, "losses"), get(p, "losses"), "num"),
                             td(", ".join(f"{k}: {v}" for k, v in dict(outcomes).items()))))
-        table = tag("div", tag("table", tag("thead", tag("tr", th("metric", "text"),
-                                                           th("A vs B", "text"), th("won"),
-                                                           th("tied"), th("lost"),
-                                                           th("per corpus (A's outcome)",
-                                                              "text"))),
-                                 tag("tbody", *body), class_="sortable pairs"),
-                    class_="scroll")
+        head = tag("tr", th("metric", "text"), th("A vs B", "text"), th("won"), th("tied"),
+                   th("lost"), th("per corpus (A's outcome)", "text"))
+        table = tag("div", tag("table", tag("thead", head), tag("tbody", *body),
+                               class_="sortable pairs"), class_="scroll")
         # Pairs grow with the square of the engines: a long list starts folded.
         parts += [tag("h3", "Engine pairs: corpora won, tied, lost"),
-                  tag("details", tag("summary", f"{len(pairs)} records (engine pair × metric)"), table,
-                      open=len(pairs) <= 12),
+                  tag("details", tag("summary", f"{len(pairs)} records (engine pair × metric)"),
+                      table, open=len(pairs) <= 12),
                   tag("p", "Won or lost: significant on that corpus after Holm correction; "
                       "tied: not significant there.", class_="note")]
     return tag("section", join(parts), id="summary", class_="summary")
