@@ -6,6 +6,8 @@ import math
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codesearch_bench.scoring.metrics import (
     average_precision_at,
@@ -16,6 +18,7 @@ from codesearch_bench.scoring.metrics import (
     ndcg_at,
     precision_at_1,
     query_scores,
+    ranks,
     recall_at,
     reciprocal_rank,
     zero_miss,
@@ -46,8 +49,14 @@ def test_single_gold_recall_equals_hit() -> None:
             assert recall_at(gains, 1, k) == hit_at(gains, k)
 
 
-def test_recall_is_capped_at_one() -> None:
-    assert recall_at([3], 2, 5) == 1.0
+def test_an_item_credited_twice_is_refused_not_capped() -> None:
+    # More credits than relevant items is a grading bug; capping it hid AP > 1.
+    with pytest.raises(ValueError, match="credit more"):
+        recall_at([3], 2, 5)
+    with pytest.raises(ValueError, match="credit more"):
+        average_precision_at([0, 2], 1, 10)
+    with pytest.raises(ValueError, match="counts"):
+        ndcg_at([1, -1], 2)
 
 
 def test_reciprocal_rank_stops_at_depth_20() -> None:
@@ -68,11 +77,29 @@ def test_ndcg_single_and_multi_gold() -> None:
     assert ndcg_at([0] * 10 + [1], 1) == 0.0
 
 
-def test_ndcg_multi_gold_in_one_slot_and_cap() -> None:
-    # both gold items first found in slot 2: DCG = 2/log2(3), IDCG = 1 + 1/log2(3)
-    assert ndcg_at([0, 2], 2) == pytest.approx((2 / LOG3) / (1 + 1 / LOG3))
-    # both in slot 1: DCG = 2 > IDCG, capped
+def test_ranks_expand_a_slot_that_finds_several_items() -> None:
+    assert ranks([0, 2, 0], 3) == [0, 1, 1, 0]
+    assert ranks([0, 2, 0], 1) == [0]
+    assert ranks([3], 5) == [1, 1, 1]
+    assert ranks([], 5) == []
+
+
+def test_ndcg_several_items_in_one_slot() -> None:
+    # both spans found by slot 2: ranks N R R, so DCG = 1/log2(3) + 1/log2(4)
+    assert ndcg_at([0, 2], 2) == pytest.approx((1 / LOG3 + 0.5) / (1 + 1 / LOG3))
+    # both in slot 1 is the ideal ranking
     assert ndcg_at([2], 2) == 1.0
+    # the issue's file case: one gold file at slot 2 (two symbols in it) is one item
+    assert ndcg_at([0, 1], 1) == pytest.approx(1 / LOG3)
+    assert ndcg_at([0, 1], 1) == pytest.approx(0.6309, abs=1e-4)
+
+
+def test_ndcg_expanded_ranks_stay_within_one() -> None:
+    # slot 1 finds 3 of 12 items and slots 2-10 one each: 12 relevant ranks, the ideal
+    assert ndcg_at([3] + [1] * 9, 12) == pytest.approx(1.0)
+    # slot 1 finds 2 of 3, the third is at slot 11 (outside): ranks R R N..N, 11 of them
+    assert ndcg_at([2] + [0] * 9 + [1], 3) == pytest.approx(
+        (1 + 1 / LOG3) / (1 + 1 / LOG3 + 0.5))
 
 
 def test_ndcg_ideal_ranking_is_truncated_at_k() -> None:
@@ -90,12 +117,17 @@ def test_average_precision() -> None:
 
 
 def test_average_precision_multi_gold_in_one_slot() -> None:
-    # two gold at slot 1: precision there would be 2/1, capped at 1
+    # two items at slot 1: ranks R R, precision 1/1 and 2/2
     assert average_precision_at([2], 2, 5) == 1.0
-    # two gold at slot 2: C_2 / 2 = 1
-    assert average_precision_at([0, 2], 2, 5) == 1.0
-    # one gold at slot 2, two at slot 4: (1/3) * (1 * 1/2 + 2 * 3/4)
-    assert average_precision_at([0, 1, 0, 2], 3, 5) == pytest.approx((0.5 + 1.5) / 3)
+    # two items at slot 2: ranks N R R, (1/2) * (1/2 + 2/3) -- not the 1.0 of protocol 2
+    assert average_precision_at([0, 2], 2, 5) == pytest.approx((1 / 2 + 2 / 3) / 2)
+    # the issue's file case: two gold symbols in the only gold file, at slot 2: one item
+    assert average_precision_at([0, 1], 1, 10) == 0.5
+    # one at slot 2, two at slot 4: ranks N R N R R, (1/3) * (1/2 + 2/4 + 3/5)
+    assert average_precision_at([0, 1, 0, 2], 3, 5) == pytest.approx((0.5 + 0.5 + 0.6) / 3)
+    # the cutoff counts slots: slot 4's two ranks are inside k = 4
+    assert average_precision_at([0, 1, 0, 2], 3, 4) == average_precision_at([0, 1, 0, 2], 3, 5)
+    assert average_precision_at([0, 1, 0, 2], 3, 3) == pytest.approx(0.5 / 3)
 
 
 def test_precision_at_1() -> None:
@@ -197,3 +229,33 @@ def test_mean_counts_empty_queries_as_zero() -> None:
 def test_invalid_arguments(call: Callable[[], object]) -> None:
     with pytest.raises(ValueError):
         call()
+
+
+@st.composite
+def _gains(draw: st.DrawFn) -> tuple[list[int], int]:
+    gains = draw(st.lists(st.integers(0, 3), max_size=30))
+    n_gold = draw(st.integers(max(1, sum(gains)), max(1, sum(gains)) + 3))
+    return gains, n_gold
+
+
+@settings(max_examples=300, deadline=None)
+@given(_gains())
+def test_ap_and_ndcg_stay_in_unit_interval_and_grow_with_k(case: tuple[list[int], int]) -> None:
+    gains, n_gold = case
+    previous = (0.0, 0.0)
+    for k in range(1, 32):
+        ap, recall = average_precision_at(gains, n_gold, k), recall_at(gains, n_gold, k)
+        assert 0.0 <= ap <= 1.0 + 1e-12 and 0.0 <= recall <= 1.0
+        assert ap >= previous[0] - 1e-12 and recall >= previous[1]
+        assert 0.0 <= ndcg_at(gains, n_gold, k) <= 1.0 + 1e-12
+        previous = (ap, recall)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 3))
+def test_every_item_at_the_top_scores_one(n_gold: int, per_slot: int) -> None:
+    # However the items are packed into the first slots, nothing ranks before them.
+    gains = [per_slot] * (n_gold // per_slot) + ([n_gold % per_slot] if n_gold % per_slot else [])
+    assert average_precision_at(gains, n_gold, 20) == pytest.approx(1.0)
+    assert ndcg_at(gains, n_gold, 20) == pytest.approx(1.0)
+    assert recall_at(gains, n_gold, 20) == pytest.approx(1.0)

@@ -1,8 +1,11 @@
-"""Grade a collapsed ranking against gold: which slot found which gold item first.
+"""Grade a collapsed ranking against gold: which slot found which relevant item first.
 
-A file-level gold item is found by its file's slot; one with a span by a slot
-holding a chunk that overlaps it. Each gold item is credited once, at the
-first slot that finds it. The two `!!` conditions are decided here too, so
+The relevant items of a query (protocol/PROTOCOL.md, "Relevant items and
+trec_eval") are its distinct gold files at file granularity and its distinct
+gold spans at chunk granularity. A file is found by its slot; a span by its
+file's slot when a chunk there overlaps it. Each item is credited once, at the
+first slot that finds it, however many gold symbols share the file or however
+many chunks overlap the span. The two `!!` conditions are decided here too, so
 probe and compare raise them the same way.
 """
 
@@ -11,6 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Hit, Slot, Span, overlaps
+from .metrics import MRR_DEPTH
+
+FIRST_SLOT_DEPTH = MRR_DEPTH
+"""`first_file_slot` and `first_chunk` look no deeper: the slots a result stores."""
 
 
 def lacks_spans(hits: list[Hit], spans: bool) -> bool:
@@ -27,12 +34,25 @@ def depth_limited(raw_hits: int, n: int, slots: int, k: int, tree_files: int = 0
     return raw_hits >= n and slots < wanted
 
 
+def relevant_files(gold: list[Span]) -> list[str]:
+    """The distinct gold files, in gold order: the relevant items at file granularity."""
+    return list(dict.fromkeys(item.path for item in gold))
+
+
+def relevant_spans(gold: list[Span]) -> list[tuple[str, int, int]]:
+    """The distinct gold spans `(path, start, end)`, in gold order; file-level items add none."""
+    return list(dict.fromkeys((g.path, g.start, g.end) for g in gold
+                              if g.start is not None and g.end is not None))
+
+
 @dataclass(frozen=True)
 class Grade:
-    """Per-slot gains: how many gold items each slot found first.
+    """Per-slot gains: how many relevant items each slot found first.
 
+    `n_gold` counts the relevant files, `n_gold_chunks` the relevant spans.
     `chunk_gains` is None when chunk metrics are not entered: the engine has
-    no spans, or no gold item of the query has a span.
+    no spans, or no gold item of the query has a span. `first_file_slot` and
+    `first_chunk` only look at the first FIRST_SLOT_DEPTH slots.
     """
 
     file_gains: tuple[int, ...]
@@ -43,29 +63,31 @@ class Grade:
     first_chunk: tuple[int, int] | None  # (slot rank, chunk index) of the first gold chunk
 
 
-def grade(slots: list[Slot], gold: list[Span], *, spans: bool) -> Grade:
-    """Credit each gold item once, at the first slot that finds it."""
+def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
+          depth: int = FIRST_SLOT_DEPTH) -> Grade:
+    """Credit each relevant item once, at the first slot that finds it."""
+    files = relevant_files(gold)
+    where = {slot.path: i for i, slot in reversed(list(enumerate(slots)))}
     file_gains = [0] * len(slots)
-    for item in gold:
-        for i, slot in enumerate(slots):
-            if slot.path == item.path:
-                file_gains[i] += 1
-                break
-    first_file = next((i + 1 for i, g in enumerate(file_gains) if g), None)
-    with_span = [g for g in gold if g.start is not None]
+    for path in files:
+        if path in where:
+            file_gains[where[path]] += 1
+    first_file = next((i + 1 for i, g in enumerate(file_gains[:depth]) if g), None)
+    with_span = relevant_spans(gold)
     if not spans or not with_span:
-        return Grade(tuple(file_gains), None, len(gold), 0, first_file, None)
+        return Grade(tuple(file_gains), None, len(files), 0, first_file, None)
     chunk_gains = [0] * len(slots)
     first_chunk: tuple[int, int] | None = None
-    for item in with_span:
-        for i, slot in enumerate(slots):
-            if slot.path != item.path:
-                continue
-            hit_index = next((c for c, h in enumerate(slot.chunks) if overlaps(h, item)), None)
-            if hit_index is not None:
-                chunk_gains[i] += 1
-                if first_chunk is None or (i + 1, hit_index) < first_chunk:
-                    first_chunk = (i + 1, hit_index)
-                break
-    return Grade(tuple(file_gains), tuple(chunk_gains), len(gold), len(with_span), first_file,
+    for path, start, end in with_span:
+        i = where.get(path)
+        if i is None:
+            continue
+        target = Span(path, start, end)
+        hit_index = next((c for c, h in enumerate(slots[i].chunks) if overlaps(h, target)), None)
+        if hit_index is None:
+            continue
+        chunk_gains[i] += 1
+        if i < depth and (first_chunk is None or (i + 1, hit_index) < first_chunk):
+            first_chunk = (i + 1, hit_index)
+    return Grade(tuple(file_gains), tuple(chunk_gains), len(files), len(with_span), first_file,
                  first_chunk)

@@ -1,14 +1,23 @@
 """Per-query retrieval metrics over graded slots.
 
-Grading (``scoring.py``) reduces one query's collapsed ranking to a list of
-*gains*: ``gains[j]`` is how many of the query's gold items were first found
-at slot ``j + 1`` (slot 1 is the engine's best file). Every gold item is
-credited at most once, so ``sum(gains) <= n_gold``. A file-granularity gold
-item is found by its file's slot; a chunk-granularity one by a slot holding a
-chunk that overlaps its span.
+Grading (``grade.py``) reduces one query's collapsed ranking to a list of
+*gains*: ``gains[j]`` is how many of the query's relevant items were first
+found at slot ``j + 1`` (slot 1 is the engine's best file). The relevant items
+are the query's distinct gold files at file granularity and its distinct gold
+spans at chunk granularity; each is credited once, so ``sum(gains) <= G``,
+the number of relevant items. A file-granularity gain is 0 or 1; a chunk one
+can be larger when one file holds several gold spans.
 
-Every function here is pure and takes those gains (and ``n_gold``, the number
-of gold items ``G >= 1``). A query whose engine returned nothing has
+Ranks are not slots when a slot finds several items: a slot that finds
+``g >= 2`` items stands for ``g`` consecutive ranks (as if the engine had
+listed those chunks one after another), any other slot for one rank, and a
+cutoff k keeps the ranks of the first k slots. That is exactly the run
+protocol/PROTOCOL.md ("Relevant items and trec_eval") hands trec_eval, so
+every metric here equals trec_eval's on it, and AP and nDCG stay in [0, 1].
+With 0/1 gains ranks and slots coincide and these are trec_eval's
+``map_cut_k``, ``ndcg_cut_10``, ``recall_k``, ``success_k``, ``recip_rank``, ``P_1``.
+
+Every function here is pure. A query whose engine returned nothing has
 ``gains == []`` and scores 0 on every metric; it still counts in the mean.
 """
 
@@ -29,6 +38,7 @@ __all__ = [
     "ndcg_at",
     "precision_at_1",
     "query_scores",
+    "ranks",
     "recall_at",
     "reciprocal_rank",
     "zero_miss",
@@ -49,37 +59,56 @@ def _check_k(k: int) -> None:
         raise ValueError(f"cutoff must be >= 1, got {k}")
 
 
-def _check_gold(n_gold: int) -> None:
+def _check(gains: Sequence[int], n_gold: int) -> None:
     if n_gold < 1:
         raise ValueError(f"a query needs at least one gold item, got n_gold={n_gold}")
+    if any(g < 0 for g in gains):
+        raise ValueError(f"gains are counts, got {list(gains)}")
+    # A larger total means an item was credited twice: the bug that let AP exceed 1.
+    if sum(gains) > n_gold:
+        raise ValueError(f"gains {list(gains)} credit more than the {n_gold} relevant items")
+
+
+def ranks(gains: Sequence[int], k: int) -> list[int]:
+    """The 0/1 relevance of each rank within the first ``k`` slots.
+
+    A slot with gain ``g >= 1`` is ``g`` relevant ranks; a slot with gain 0 is
+    one non-relevant rank. ``ranks([0, 2, 0], 3) == [0, 1, 1, 0]``.
+    """
+    _check_k(k)
+    out: list[int] = []
+    for gain in gains[:k]:
+        out.extend([1] * gain if gain > 0 else [0])
+    return out
 
 
 def recall_at(gains: Sequence[int], n_gold: int, k: int) -> float:
-    """Fraction of the gold items found in the top ``k`` slots.
+    """Fraction of the relevant items found in the top ``k`` slots.
 
-    ``recall@k = min(1, (gains_1 + ... + gains_k) / G)``.
+    ``recall@k = (gains_1 + ... + gains_k) / G``.
     """
-    _check_gold(n_gold)
+    _check(gains, n_gold)
     _check_k(k)
-    return min(1.0, sum(gains[:k]) / n_gold)
+    return sum(gains[:k]) / n_gold
 
 
 def hit_at(gains: Sequence[int], k: int) -> float:
-    """1.0 when any gold item is found in the top ``k`` slots, else 0.0.
+    """1.0 when any relevant item is found in the top ``k`` slots, else 0.0.
 
     ``hit@k = 1 if gains_1 + ... + gains_k > 0 else 0``. For a query with a
-    single gold item this is exactly its codesearch-bench "recall@k"; with
-    several gold items, recall is fractional and hit is not.
+    single relevant item this is exactly its codesearch-bench "recall@k"; with
+    several, recall is fractional and hit is not.
     """
     _check_k(k)
     return 1.0 if sum(gains[:k]) > 0 else 0.0
 
 
 def reciprocal_rank(gains: Sequence[int], depth: int = MRR_DEPTH) -> float:
-    """Reciprocal of the first slot that finds a gold item.
+    """Reciprocal of the first slot that finds a relevant item.
 
     ``RR = 1 / j`` for the smallest 1-based ``j <= depth`` with ``gains_j > 0``;
-    0 when no slot within ``depth`` finds one. The mean over queries is MRR.
+    0 when no slot within ``depth`` finds one. Every slot before it found
+    nothing and is one rank, so slot j is rank j. The mean over queries is MRR.
     """
     _check_k(depth)
     for j, gain in enumerate(gains[:depth], start=1):
@@ -89,43 +118,43 @@ def reciprocal_rank(gains: Sequence[int], depth: int = MRR_DEPTH) -> float:
 
 
 def ndcg_at(gains: Sequence[int], n_gold: int, k: int = NDCG_CUTOFF) -> float:
-    """Normalized discounted cumulative gain over the top ``k`` slots.
+    """Normalized discounted cumulative gain over the ranks of the top ``k`` slots.
 
-    ``DCG = sum_{j<=k} gains_j / log2(j + 1)``, and the ideal ranking puts one
-    gold item in each of the first ``min(G, k)`` slots:
-    ``IDCG = sum_{j<=min(G,k)} 1 / log2(j + 1)``. ``nDCG = min(1, DCG / IDCG)``;
-    the cap only matters when several gold items share one slot.
+    With ``rel_p`` the relevance of rank p (``ranks``) and ``L`` the ranks
+    the first k slots take (a missing slot counts as one rank, so ``L = k`` at
+    file granularity): ``DCG = sum_{p<=L} rel_p / log2(p + 1)`` and
+    ``IDCG = sum_{p<=min(G, L)} 1 / log2(p + 1)``: trec_eval's ``ndcg_cut.L``.
     """
-    _check_gold(n_gold)
-    _check_k(k)
-    dcg = sum(gain / math.log2(j + 1) for j, gain in enumerate(gains[:k], start=1))
-    idcg = sum(1.0 / math.log2(j + 1) for j in range(1, min(n_gold, k) + 1))
-    return min(1.0, dcg / idcg)
+    _check(gains, n_gold)
+    rel = ranks(gains, k)
+    depth = len(rel) + max(0, k - len(gains))
+    # Plain sums, in rank order: the bits stay those of earlier versions for 0/1 gains.
+    dcg = sum(r / math.log2(p + 1) for p, r in enumerate(rel, start=1))
+    idcg = sum(1.0 / math.log2(p + 1) for p in range(1, min(n_gold, depth) + 1))
+    return dcg / idcg
 
 
 def average_precision_at(gains: Sequence[int], n_gold: int, k: int) -> float:
-    """Average precision over the top ``k`` slots, normalized by all gold items.
+    """Average precision over the ranks of the top ``k`` slots, over all G items.
 
-    With ``C_j = gains_1 + ... + gains_j``:
-    ``AP@k = (1 / G) * sum_{j<=k} gains_j * min(1, C_j / j)``.
-    For 0/1 gains this is trec_eval's ``map_cut_k`` for one query; the
-    ``min(1, .)`` keeps precision at most 1 when a slot finds several gold items.
+    ``AP@k = (1 / G) * sum_{p: rel_p = 1} (rel_1 + ... + rel_p) / p``, p running
+    over the ranks of the first k slots (``ranks``): trec_eval's ``map`` on
+    the run cut after slot k, and its ``map_cut_k`` when gains are 0/1.
     """
-    _check_gold(n_gold)
-    _check_k(k)
+    _check(gains, n_gold)
     total = 0.0
-    cumulative = 0
-    for j, gain in enumerate(gains[:k], start=1):
-        cumulative += gain
-        if gain > 0:
-            total += gain * min(1.0, cumulative / j)
+    found = 0
+    for p, rel in enumerate(ranks(gains, k), start=1):
+        if rel:
+            found += 1
+            total += found / p
     return total / n_gold
 
 
 def precision_at_1(gains: Sequence[int]) -> float:
-    """1.0 when the first slot finds a gold item, else 0.0.
+    """1.0 when the first slot finds a relevant item, else 0.0.
 
-    ``P@1 = 1 if gains_1 > 0 else 0``.
+    ``P@1 = 1 if gains_1 > 0 else 0``: rank 1 lies in slot 1.
     """
     return 1.0 if gains and gains[0] > 0 else 0.0
 
@@ -191,8 +220,8 @@ def query_scores(
 def mean(values: Iterable[float]) -> float:
     """Arithmetic mean; NaN for no values.
 
-    Queries with no results are zeros and must be passed in; a failed query
-    (NaN) is the caller's to drop, because it is a gap, not a score.
+    Queries with no results are zeros and must be passed in, and so are failed
+    queries, as complete misses (``values.failed_value``).
     """
     items = list(values)
     if not items:
