@@ -1,4 +1,4 @@
-"""stats.py: bootstrap, paired tests, Holm, and the pairwise engine comparison."""
+"""stats.py and paired.py: bootstrap, paired tests, Holm, and the pairwise engine comparison."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import random
 import numpy as np
 import pytest
 
+from codesearch_bench.scoring import power
+from codesearch_bench.scoring.paired import PairedComparison, compare_pairs
 from codesearch_bench.scoring.stats import (
-    PairedComparison,
+    EXACT_MAX,
     bootstrap_ci,
-    compare_pairs,
+    differing,
     holm,
     mcnemar_exact,
     paired_delta_ci,
@@ -137,36 +139,66 @@ def test_mcnemar_rejects_unpaired() -> None:
 # --- paired_randomization ---------------------------------------------------
 
 
-def _randomization_loop(a: list[float], b: list[float], resamples: int, seed: int) -> float:
-    rng = np.random.default_rng(seed)
-    diff = [x - y for x, y in zip(a, b, strict=True)]
-    observed = abs(sum(diff) / len(diff))
-    extreme = 0
-    for _ in range(resamples):
-        flips = rng.random(len(diff)) < 0.5
-        stat = abs(sum(-d if f else d for d, f in zip(diff, flips, strict=True)) / len(diff))
-        extreme += stat >= observed - 1e-12
-    return (1 + extreme) / (resamples + 1)
-
-
-def test_randomization_matches_direct_loop() -> None:
-    rng = random.Random(5)
-    a = [rng.random() for _ in range(15)]
-    b = [x - 0.1 + 0.3 * rng.random() - 0.15 for x in a]
-    got = paired_randomization(a, b, resamples=2500, seed=3)
-    assert got == _randomization_loop(a, b, 2500, 3)
-
-
-def test_randomization_approaches_the_exact_sign_flip_p() -> None:
-    diff = [0.3, 0.1, 0.5, -0.2, 0.4, 0.2, -0.1, 0.6]
+def _flips_extreme(diff: list[float], signs: list[list[float]]) -> int:
     observed = abs(sum(diff))
-    flips = list(itertools.product((1, -1), repeat=len(diff)))
-    exact = sum(
-        abs(sum(s * d for s, d in zip(signs, diff, strict=True))) >= observed - 1e-12
-        for signs in flips
-    ) / len(flips)
-    got = paired_randomization(diff, [0.0] * len(diff), resamples=20000)
-    assert got == pytest.approx(exact, abs=0.01)
+    threshold = observed - 1e-12 * max(1.0, observed)
+    return sum(abs(sum(s * d for s, d in zip(row, diff, strict=True))) >= threshold
+               for row in signs)
+
+
+def _exact_loop(a: list[float], b: list[float]) -> float:
+    diff = [x - y for x, y in zip(a, b, strict=True) if x != y]
+    signs = [list(row) for row in itertools.product((1.0, -1.0), repeat=len(diff))]
+    return _flips_extreme(diff, signs) / len(signs)
+
+
+def _monte_carlo_loop(a: list[float], b: list[float], resamples: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    diff = [x - y for x, y in zip(a, b, strict=True) if x != y]
+    signs: list[list[float]] = []
+    for start in range(0, resamples, 1000):
+        block = rng.random((min(1000, resamples - start), len(diff)))
+        signs += [[-1.0 if u < 0.5 else 1.0 for u in row] for row in block]
+    return (1 + _flips_extreme(diff, signs)) / (resamples + 1)
+
+
+def test_randomization_is_exact_up_to_twenty_differing_queries() -> None:
+    rng = random.Random(5)
+    for size in (1, 2, 7, 12):
+        a = [rng.random() for _ in range(size + 3)]
+        b = [x - 0.1 + 0.3 * rng.random() - 0.15 for x in a[:size]] + a[size:]
+        assert differing(a, b) == size
+        assert paired_randomization(a, b, resamples=50, seed=3) == _exact_loop(a, b)
+    # The seed plays no part in an exact p.
+    assert paired_randomization(a, b, seed=1) == paired_randomization(a, b, seed=2)
+
+
+def test_randomization_exact_counts_ties_as_extreme() -> None:
+    # MRR-like values: many flips reach exactly the observed |sum|.
+    a = [1.0, 0.5, 1.0, 0.25, 0.0, 1 / 3]
+    b = [0.5, 1.0, 0.0, 0.0, 0.5, 0.0]
+    got = paired_randomization(a, b)
+    assert got == _exact_loop(a, b)
+    assert paired_randomization([1.0, 0.0], [0.0, 1.0]) == 1.0  # observed sum 0
+
+
+def test_randomization_monte_carlo_beyond_twenty_matches_direct_loop() -> None:
+    rng = random.Random(8)
+    a = [rng.random() for _ in range(EXACT_MAX + 6)]
+    b = [x - 0.05 + 0.3 * rng.random() - 0.15 for x in a]
+    assert differing(a, b) == EXACT_MAX + 6
+    got = paired_randomization(a, b, resamples=2500, seed=3)
+    assert got == _monte_carlo_loop(a, b, 2500, 3)
+    assert got != paired_randomization(a, b, resamples=2500, seed=4)
+
+
+def test_randomization_monte_carlo_approaches_the_exact_p() -> None:
+    # Same differences: 20 exact, then one more tiny one tips it into Monte Carlo.
+    rng = random.Random(12)
+    diff = [rng.uniform(-0.3, 0.6) for _ in range(EXACT_MAX)]
+    exact = paired_randomization(diff, [0.0] * len(diff))
+    mc = paired_randomization([*diff, 1e-9], [0.0] * (len(diff) + 1), resamples=20000)
+    assert mc == pytest.approx(exact, abs=0.01)
 
 
 def test_randomization_edge_cases() -> None:
@@ -174,7 +206,10 @@ def test_randomization_edge_cases() -> None:
     assert paired_randomization([], []) == 1.0
     assert paired_randomization([NAN, 1.0], [0.0, NAN]) == 1.0
     # every difference +1: only the two all-same-sign flips are as extreme
-    p = paired_randomization([1.0] * 20, [0.0] * 20, resamples=999)
+    assert paired_randomization([1.0] * 20, [0.0] * 20) == 2 / 2**20
+    # zeros change nothing
+    assert paired_randomization([1.0] * 5 + [0.3] * 9, [0.0] * 5 + [0.3] * 9) == 2 / 32
+    p = paired_randomization([1.0] * 30, [0.0] * 30, resamples=999)
     assert p == pytest.approx(1 / 1000)
     with pytest.raises(ValueError):
         paired_randomization([1.0], [1.0, 2.0])
@@ -300,3 +335,25 @@ def test_compare_pairs_rejects_bad_input() -> None:
 
 def test_compare_pairs_single_engine_gives_nothing() -> None:
     assert compare_pairs({"grep": {"mrr": [0.5]}}, {"mrr": "continuous"}) == []
+
+
+def test_compare_pairs_counts_failures_among_the_paired_queries() -> None:
+    scores = {"a": {"mrr": [1.0, 0.5, 0.0, NAN]}, "b": {"mrr": [0.0, 0.0, 0.5, 1.0]}}
+    failed = {"a": [False, False, True, False], "b": [True, True, False, False]}
+    (row,) = compare_pairs(scores, {"mrr": "continuous"}, failed=failed)
+    # The fourth query does not apply to a (NaN): it and its failure flag drop out.
+    assert (row.n, row.failed_a, row.failed_b, row.failed_either) == (3, 1, 2, 3)
+    assert row.differing == 3 and row.exact and row.mdd_alpha == 0.05
+    assert row.p == paired_randomization(scores["a"]["mrr"], scores["b"]["mrr"])
+    with pytest.raises(ValueError, match="failure flags"):
+        compare_pairs(scores, {"mrr": "continuous"}, failed={"a": [False]})
+
+
+def test_compare_pairs_mdd_uses_the_family_level() -> None:
+    results = compare_pairs(_scores(), {"hit@5": "binary", "mrr": "continuous"})
+    assert {r.mdd_alpha for r in results} == {0.05 / 3}
+    for r in results:
+        n, changed = r.n, r.differing
+        if r.test == "mcnemar":
+            assert r.mdd == power.mcnemar_mdd(n, changed, 0.05 / 3)
+        assert r.mdd is not None and 0 < r.mdd < 1

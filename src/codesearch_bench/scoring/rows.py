@@ -2,10 +2,12 @@
 
 A failed query scores as a complete miss (never a gap that would flatter the
 engine); the row's flags say how many failed and why a number may mislead.
+The per-query values come from `values`, the same ones every paired test uses.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,19 +22,22 @@ from ..results.schema import (
     SearchOut,
     TokenColumn,
 )
-from . import stats
-
-PAIRED_METRICS = {"file.hit@10": "binary", "chunk.hit@10": "binary", "file.mrr": "continuous",
-                  "chunk.mrr": "continuous"}
+from . import analysis, stats, values
 
 
 @dataclass
 class Pass:
-    """Every query of a cell at one per_file setting, in query-set order."""
+    """Every query of a cell at one per_file setting, in query-set order.
+
+    `command` is the search command rendered for this pass's per_file (the
+    first query's); None when it was not recorded, and then a row other than
+    the headline records none rather than another pass's.
+    """
 
     per_file: int
     outcomes: list[QueryOutcome] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    command: list[str] | None = None
 
 
 def quantile(values: list[float], q: float) -> float | None:
@@ -55,9 +60,7 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
             engine=loaded.name, corpus=corpus, per_file=run.per_file, headline=i == 0,
             tree=str(tree), k=list(cutoffs), n=max(cutoffs) * spec.candidates,
             spans=spec.spans, token_column=token_column, index=index,
-            search=search if i == 0 else search.model_copy(
-                update={"p50_s": quantile(run.latencies, 0.5),
-                        "p95_s": quantile(run.latencies, 0.95)}),
+            search=_search_of(search, run, headline=i == 0),
             metrics=_aggregate(run, cutoffs, token_column != "none"),
             flags=_flags(loaded, run, token_column, search), errors=sum(o.error is not None
                                                                 for o in run.outcomes),
@@ -66,27 +69,29 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
     return rows
 
 
-def failed_value(metric: str) -> float:
-    """What a failed query scores: a complete miss, never a gap that flatters."""
-    return 1.0 if metric == "zero_miss" else 0.0
-
-
-def _applies(metric: str, outcome: QueryOutcome) -> bool:
-    if outcome.error is None:
-        return metric in outcome.scores
-    return not metric.startswith("chunk.") or outcome.chunk_entered
+def _search_of(search: SearchOut, run: Pass, *, headline: bool) -> SearchOut:
+    """The headline's search record, with this pass's latencies and command."""
+    command: list[str] | None
+    if run.command is not None:
+        command = run.command
+    elif headline or search.mode == "persistent":
+        # One persistent session (one start command) serves every pass.
+        command = search.command
+    else:
+        command = None
+    if headline:
+        return search if command == search.command else search.model_copy(
+            update={"command": command})
+    return search.model_copy(update={"p50_s": quantile(run.latencies, 0.5),
+                                     "p95_s": quantile(run.latencies, 0.95),
+                                     "command": command})
 
 
 def _aggregate(run: Pass, cutoffs: tuple[int, ...], tokens: bool) -> dict[str, Estimate]:
-    names: list[str] = []
-    for o in run.outcomes:
-        for name in o.scores:
-            if name not in names:
-                names.append(name)
     out: dict[str, Estimate] = {}
-    for name in names:
-        out[name] = estimate([o.scores[name] if o.error is None else failed_value(name)
-                              for o in run.outcomes if _applies(name, o)])
+    for name in values.metric_names(run.outcomes):
+        out[name] = estimate([v for v in values.query_values(run.outcomes, name)
+                               if not math.isnan(v)])
     if tokens:
         for k in cutoffs:
             out[f"tokens@{k}"] = estimate([float(o.tokens[f"tokens@{k}"])
@@ -96,11 +101,11 @@ def _aggregate(run: Pass, cutoffs: tuple[int, ...], tokens: bool) -> dict[str, E
     return out
 
 
-def estimate(values: list[float]) -> Estimate:
-    if not values:
+def estimate(sample: list[float]) -> Estimate:
+    if not sample:
         return Estimate(mean=None, lo=None, hi=None, n=0)
-    mean, lo, hi = stats.bootstrap_ci(values)
-    return Estimate(mean=float(mean), lo=float(lo), hi=float(hi), n=len(values))
+    mean, lo, hi = stats.bootstrap_ci(sample)
+    return Estimate(mean=float(mean), lo=float(lo), hi=float(hi), n=len(sample))
 
 
 def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) -> list[str]:
@@ -141,31 +146,6 @@ def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) 
 
 def comparisons(rows: list[Row], order: list[str] | None = None) -> list[Comparison]:
     """Every pair of engines per corpus, A before B in `order` (the order they were given),
-    so the paired difference reads the same way on every corpus."""
-    out: list[Comparison] = []
-    groups: dict[tuple[str, int], list[Row]] = {}
-    for row in rows:
-        if row.headline:
-            groups.setdefault((row.corpus, row.per_file), []).append(row)
-    rank = {name: i for i, name in enumerate(order or [])}
-    for (corpus, per_file), group in groups.items():
-        if len(group) < 2:
-            continue
-        group = sorted(group, key=lambda r: rank.get(r.engine, len(rank)))
-        scores: dict[str, dict[str, list[float]]] = {}
-        kinds = {}
-        for metric, kind in PAIRED_METRICS.items():
-            if not all(metric in r.metrics for r in group):
-                continue
-            kinds[metric] = kind
-        for r in group:
-            scores[r.engine] = {
-                m: [float("nan") if o.error else o.scores.get(m, float("nan"))
-                    for o in r.queries] for m in kinds
-            }
-        for c in stats.compare_pairs(scores, kinds):
-            out.append(Comparison(corpus=corpus, per_file=per_file, metric=c.metric,
-                                  engine_a=c.engine_a, engine_b=c.engine_b, n=c.n,
-                                  delta=c.delta, lo=c.lo, hi=c.hi, p=c.p,
-                                  p_adjusted=c.p_adjusted, test=c.test))
-    return out
+    so the paired difference reads the same way on every corpus. `analysis.statistics`
+    gives these with the tiers and the summary."""
+    return analysis.statistics(rows, order).comparisons

@@ -1,29 +1,29 @@
-"""Confidence intervals and paired significance tests between engines.
+"""Confidence intervals and paired significance tests: the primitives.
 
 Every aggregate carries a percentile-bootstrap interval. Two engines run on the
 same corpus answer the same queries, so they are compared query by query:
-an exact McNemar test for 0/1 metrics, a sign-flip randomization test for
-continuous ones, then a Holm correction across all engine pairs of a metric.
-Everything is deterministic for a given seed.
+an exact McNemar test for 0/1 metrics, a sign-flip test for continuous ones
+(exact up to EXACT_MAX differing queries), then a Holm correction
+(`paired.compare_pairs` puts them together). Everything is deterministic for a
+given seed; protocol/PROTOCOL.md ("Statistics") states each rule so a reader
+can recompute any number from the result JSON.
 
-A failed query is recorded as NaN: it is a gap, not a zero, so it is dropped
-(together with its partner in a paired comparison) before any statistic.
+NaN means "does not apply to this query" (`values.query_value`; a failed query
+is a miss, not a NaN): it is dropped, with its partner in a paired test.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
-    "PairedComparison",
+    "EXACT_MAX",
     "bootstrap_ci",
-    "compare_pairs",
+    "differing",
     "holm",
     "mcnemar_exact",
     "paired_delta_ci",
@@ -109,7 +109,45 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> float:
     if m == 0:
         return 1.0
     tail = sum(math.comb(m, i) for i in range(min(only_a, only_b) + 1))
-    return min(1.0, 2 * tail / float(2**m))
+    p: float = min(1.0, 2 * tail / 2**m)  # int / int: exact rounding, no float overflow
+    return p
+
+
+EXACT_MAX = 20
+"""Up to this many non-zero paired differences the sign-flip p is enumerated exactly."""
+
+TIE_TOLERANCE = 1e-12
+"""A sign flip whose statistic is within this (relative) of the observed one is as extreme."""
+
+
+def _nonzero_differences(a: Sequence[float], b: Sequence[float]) -> NDArray[np.float64]:
+    x, y = _paired(a, b)
+    diff = x - y
+    nonzero: NDArray[np.float64] = diff[diff != 0.0]
+    return nonzero
+
+
+def _threshold(diff: NDArray[np.float64]) -> float:
+    observed = abs(float(diff.sum()))
+    # Rounding must not make the observed signs, or an equal statistic, look less extreme.
+    return observed - TIE_TOLERANCE * max(1.0, observed)
+
+
+def _subset_sums(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    sums = np.zeros(1, dtype=np.float64)
+    for v in values:
+        sums = np.concatenate((sums + v, sums - v))
+    return sums
+
+
+def _exact_extreme(diff: NDArray[np.float64], threshold: float) -> int:
+    """How many of the 2^m sign vectors reach the threshold, meeting in the middle."""
+    half = diff.size // 2
+    left = _subset_sums(diff[:half])
+    right = np.sort(_subset_sums(diff[half:]))
+    high = right.size - np.searchsorted(right, threshold - left, side="left")
+    low = np.searchsorted(right, -threshold - left, side="right")
+    return int(high.sum() + low.sum())
 
 
 def paired_randomization(
@@ -119,31 +157,41 @@ def paired_randomization(
     resamples: int = 10000,
     seed: int = 0,
 ) -> float:
-    """Two-sided sign-flip randomization p-value for paired scores.
+    """Two-sided sign-flip p-value for paired scores.
 
-    With differences ``d_i = a_i - b_i`` (pairs holding a NaN dropped), each
-    resample flips the sign of every ``d_i`` independently with probability
-    1/2; the p-value is ``(1 + #{|mean(s * d)| >= |mean(d)|}) / (resamples + 1)``.
-    No pairs, or all differences zero, give ``p = 1``.
+    With ``d_1..d_m`` the non-zero differences ``a_i - b_i`` in query order
+    (pairs holding a NaN dropped; a zero difference is the same under every
+    flip), the statistic of signs ``s`` is ``T(s) = |sum s_i d_i|`` and a flip is
+    extreme when ``T(s) >= T(1) - 1e-12 * max(1, T(1))``.
+
+    - ``m == 0`` or ``T(1)`` within the tolerance of 0: ``p = 1``.
+    - ``m <= EXACT_MAX``: exact, ``p = #extreme / 2^m`` over every sign vector.
+    - otherwise Monte Carlo: ``rng = numpy.random.default_rng(seed)``; in blocks of
+      1000 resamples (the last one shorter), ``u = rng.random((block, m))``, sign
+      -1 where ``u < 0.5`` else +1; ``p = (1 + #extreme) / (resamples + 1)``.
     """
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, got {resamples}")
-    x, y = _paired(a, b)
-    diff = x - y
-    n = diff.size
-    if n == 0 or not diff.any():
+    diff = _nonzero_differences(a, b)
+    m = diff.size
+    threshold = _threshold(diff)
+    if m == 0 or threshold <= 0.0:
         return 1.0
-    observed = abs(float(diff.mean()))
-    # Tolerate rounding so a resample equal to the observed mean counts as extreme.
-    threshold = observed - 1e-12 * max(1.0, observed)
+    if m <= EXACT_MAX:
+        return _exact_extreme(diff, threshold) / float(2**m)
     rng = np.random.default_rng(seed)
     extreme = 0
     for start in range(0, resamples, _BLOCK):
         stop = min(start + _BLOCK, resamples)
-        signs = np.where(rng.random((stop - start, n)) < 0.5, -1.0, 1.0)
-        stats = np.abs((signs * diff).mean(axis=1))
+        signs = np.where(rng.random((stop - start, m)) < 0.5, -1.0, 1.0)
+        stats = np.abs((signs * diff).sum(axis=1))
         extreme += int(np.count_nonzero(stats >= threshold))
     return (1 + extreme) / (resamples + 1)
+
+
+def differing(a: Sequence[float], b: Sequence[float]) -> int:
+    """Pairs whose two values differ (NaN pairs dropped): what a paired test sees."""
+    return int(_nonzero_differences(a, b).size)
 
 
 def paired_delta_ci(
@@ -181,98 +229,3 @@ def holm(pvalues: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * pvalues[i]))
         adjusted[i] = running
     return adjusted
-
-
-@dataclass(frozen=True)
-class PairedComparison:
-    """One metric compared between two engines over their shared queries.
-
-    ``delta`` is the mean of ``engine_a - engine_b`` with bootstrap interval
-    ``[lo, hi]``; ``n`` counts the queries both engines answered; ``p`` comes
-    from ``test`` (``"mcnemar"`` or ``"randomization"``) and ``p_adjusted`` is
-    Holm-corrected across every engine pair for this metric.
-    """
-
-    metric: str
-    engine_a: str
-    engine_b: str
-    n: int
-    delta: float
-    lo: float
-    hi: float
-    p: float
-    p_adjusted: float
-    test: str
-
-
-_TESTS = {"binary": "mcnemar", "continuous": "randomization"}
-
-
-def _as_binary(values: NDArray[np.float64], metric: str, engine: str) -> list[bool]:
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError(f"metric {metric!r} is binary but engine {engine!r} has non-0/1 values")
-    return [bool(v) for v in values]
-
-
-def _scores_of(scores: dict[str, dict[str, list[float]]], engine: str, metric: str) -> list[float]:
-    try:
-        return scores[engine][metric]
-    except KeyError:
-        raise ValueError(f"engine {engine!r} has no scores for metric {metric!r}") from None
-
-
-def compare_pairs(
-    scores: dict[str, dict[str, list[float]]],
-    metric_kinds: dict[str, str],
-    *,
-    resamples: int = 10000,
-    ci_resamples: int = 1000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> list[PairedComparison]:
-    """Compare every pair of engines on every listed metric.
-
-    ``scores[engine][metric]`` is one value per query, all engines over the
-    same query order, NaN for a failed query. ``metric_kinds`` maps a metric to
-    ``"binary"`` (exact McNemar) or ``"continuous"`` (sign-flip randomization).
-    Pairs follow the engines' order in ``scores`` (a before b); results are
-    grouped by metric in ``metric_kinds`` order, and Holm runs across the pairs
-    of each metric.
-    """
-    engines = list(scores)
-    results: list[PairedComparison] = []
-    for metric, kind in metric_kinds.items():
-        if kind not in _TESTS:
-            raise ValueError(
-                f"metric {metric!r}: kind must be 'binary' or 'continuous', not {kind!r}"
-            )
-        rows: list[tuple[str, str, int, Interval, float]] = []
-        for engine_a, engine_b in combinations(engines, 2):
-            x, y = _paired(
-                _scores_of(scores, engine_a, metric), _scores_of(scores, engine_b, metric)
-            )
-            if kind == "binary":
-                p = mcnemar_exact(_as_binary(x, metric, engine_a), _as_binary(y, metric, engine_b))
-            else:
-                p = paired_randomization(x.tolist(), y.tolist(), resamples=resamples, seed=seed)
-            ci = paired_delta_ci(
-                x.tolist(), y.tolist(), resamples=ci_resamples, seed=seed, level=level
-            )
-            rows.append((engine_a, engine_b, int(x.size), ci, p))
-        adjusted = holm([row[4] for row in rows])
-        for (engine_a, engine_b, n, (delta, lo, hi), p), p_adj in zip(rows, adjusted, strict=True):
-            results.append(
-                PairedComparison(
-                    metric=metric,
-                    engine_a=engine_a,
-                    engine_b=engine_b,
-                    n=n,
-                    delta=delta,
-                    lo=lo,
-                    hi=hi,
-                    p=p,
-                    p_adjusted=p_adj,
-                    test=_TESTS[kind],
-                )
-            )
-    return results
