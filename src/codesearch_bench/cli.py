@@ -117,7 +117,7 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("files", nargs="+", type=Path, metavar="FILE")
     p.add_argument("--format", choices=list(EXPORTERS), default="table")
     p.add_argument("--out", type=Path, default=None,
-                   help="output file (md/json) or directory (png; default ./report)")
+                   help="output file (md, json) or directory (png, html; default ./report)")
     p.add_argument("--wide", action="store_true",
                    help="table: every per_file pass and every cutoff")
     p.add_argument("--merge", action="store_true",

@@ -18,7 +18,7 @@ from .ui import UI
 
 @dataclass(frozen=True)
 class ExportOptions:
-    out: Path | None = None  # a file (md, json) or a directory (png); None: stdout
+    out: Path | None = None  # a file (md, json) or a directory (png, html); None: stdout
     wide: bool = False  # table: every per_file pass and cutoff
 
 
@@ -56,6 +56,12 @@ def _png(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
         ui.out.print(f"wrote {path}", markup=False, highlight=False)
 
 
+def _html(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
+    from .html import export
+
+    export(result, opts, ui)
+
+
 def _text(text: str, out: Path | None, ui: UI) -> None:
     if out is None:
         ui.out.file.write(text)
@@ -71,4 +77,5 @@ def _text(text: str, out: Path | None, ui: UI) -> None:
     ui.out.print(f"wrote {out}", markup=False, highlight=False)
 
 
-EXPORTERS: dict[str, Exporter] = {"table": _table, "md": _markdown, "json": _json, "png": _png}
+EXPORTERS: dict[str, Exporter] = {"table": _table, "md": _markdown, "json": _json, "png": _png,
+                                   "html": _html}
