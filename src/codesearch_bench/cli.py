@@ -94,6 +94,8 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--resume", type=Path, default=None, metavar="OUT.json",
                    help="skip the cells a previous (interrupted) run already finished; "
                    "writes to --json, or back to this file")
+    p.add_argument("--track", default=None, metavar="jsonl:PATH|mlflow[:URI]",
+                   help="log every row where you keep results (mlflow needs the mlflow extra)")
     p.add_argument("--keep-going", action="store_true",
                    help="run what is valid when a spec or a corpus is broken (default: stop "
                    "before any engine runs, listing every problem)")
@@ -120,6 +122,13 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="output file (md, json) or directory (png, html; default ./report)")
     p.add_argument("--wide", action="store_true",
                    help="table: every per_file pass and every cutoff")
+    p.add_argument("--baseline", type=Path, default=None, metavar="OLD.json",
+                   help="compare with an earlier result row by row (paired tests on the shared "
+                   "queries); prints Markdown fit for a pull-request comment")
+    p.add_argument("--fail-on", choices=["regression"], default=None,
+                   help="with --baseline: exit 5 when a watched metric is significantly worse")
+    p.add_argument("--max-drop", type=float, default=None, metavar="X",
+                   help="with --baseline: exit 5 when a watched metric drops by more than X")
     p.add_argument("--merge", action="store_true",
                    help="merge shards into one result file (needs -o/--output)")
     p.add_argument("-o", "--output", type=Path, default=None, help="merged result file")

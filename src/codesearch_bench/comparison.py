@@ -30,7 +30,7 @@ from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
 from .results import journal
 from .results.schema import CorpusOut, EngineOut, Failure, ResultFile, Row
-from .scoring.rows import comparisons
+from .scoring.analysis import statistics
 
 DEFAULT_CUTOFFS = (5, 10, 20)
 Cell = tuple[str, str]  # (engine, corpus)
@@ -331,6 +331,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         except KeyboardInterrupt:
             interrupted = True
     env = environment.describe()
+    stats = statistics(rows, order=list(engines_out))
     out = ResultFile(
         protocol_version=PROTOCOL_VERSION,
         bench_version=str(env["bench_version"]),
@@ -342,7 +343,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         corpora=corpora_out,
         engines=engines_out,
         rows=rows,
-        comparisons=comparisons(rows, order=list(engines_out)),
+        comparisons=stats.comparisons,
+        tiers=stats.tiers,
+        summary=stats.summary,
         failures=failures,
     )
     written = None

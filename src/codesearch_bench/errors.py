@@ -10,6 +10,7 @@ class's exit code.
     2    UsageError: bad usage; SpecError: a bad engine spec
     3    CorpusError: corpora.toml, a download, a pin or an archive; QueryError: a query set
     4    EngineUnavailable: an engine that cannot be started
+    5    RegressionFound: `bench report --baseline` found a watched metric worse
     130  Interrupted: Ctrl-C or SIGTERM; engines stopped and reaped
 """
 
@@ -81,6 +82,19 @@ class EngineUnavailable(BenchError):
 
     exit_code = 4
     hint = "install what the spec's `requires` names, then run `bench probe` on it"
+
+
+class RegressionFound(BenchError):
+    """The regression gate found a watched metric worse than the baseline allows."""
+
+    exit_code = 5
+    hint = "the table says which row and metric; see README.md, 'Regression gate'"
+
+
+class TrackingFailed(EngineFailed):
+    """A tracker could not log a finished comparison; the result file is unaffected."""
+
+    hint = "the result JSON is written; log it again later with the same --track value"
 
 
 class Interrupted(BenchError):

@@ -194,6 +194,9 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                 run.latencies.append(found.latency_s)
             elif found.rejected:
                 result.rejected.append(f"{q.id}: {found.error}")
+        if cell.queries:
+            # Each pass records its own command line: per_file is in it.
+            run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
         result.passes.append(run)
     result.parse_problems = problems(loaded.spec.parse, seen)
     head = result.passes[0] if result.passes else Pass(1)

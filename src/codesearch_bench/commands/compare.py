@@ -13,9 +13,10 @@ from pathlib import Path
 
 from .. import workdir
 from ..comparison import Events, Options, execute
-from ..errors import Interrupted, UsageError, exit_code_of
+from ..errors import Interrupted, TrackingFailed, UsageError, exit_code_of
 from ..render import progress, table
 from ..render.ui import UI
+from ..tracking import tracker_for
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
@@ -29,6 +30,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
         keep_going=args.keep_going,
     )
+    # A bad --track value or a missing extra fails now, not after hours of engines.
+    tracker = tracker_for(args.track) if args.track else None
     with progress.compare_progress(ui.err) as bar:
         outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done,
                                        planned=bar.planned, cell_start=bar.cell_start,
@@ -36,12 +39,20 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     table.render_compare(ui.out, outcome.result, wide=args.wide)
     if outcome.written is not None and not outcome.interrupted:
         ui.out.print(f"wrote {outcome.written}", markup=False, highlight=False)
+    code = exit_code_of([f.stage for f in outcome.failures])
+    if tracker is not None and not outcome.interrupted:
+        try:
+            ui.out.print(tracker.track(outcome.result, outcome.written, []), markup=False,
+                         highlight=False)
+        except TrackingFailed as exc:
+            ui.error(exc.message, exc.hint)
+            code = max(code, exc.exit_code)
     if outcome.interrupted:
         where_to = (f"; finished cells written to {outcome.written}; continue with: "
                     f"{resume_command(getattr(args, 'argv', None), outcome.written)}"
                     if outcome.written else "")
         raise Interrupted("interrupted: engines stopped and reaped" + where_to)
-    return exit_code_of([f.stage for f in outcome.failures])
+    return code
 
 
 def resume_command(argv: list[str] | None, written: Path) -> str:

@@ -10,7 +10,9 @@ from ..render import EXPORTERS, ExportOptions
 from ..render.ui import UI
 from ..results.merge import Combined, combine
 from ..results.schema import ResultFile
-from ..scoring.rows import comparisons
+from ..scoring.analysis import statistics
+from ..scoring.baseline import DEFAULT_METRICS, compare_to_baseline, gate, verdict
+from ..scoring.baseline_markdown import to_markdown
 
 
 def load(files: list[Path], *, strict: bool) -> Combined:
@@ -22,8 +24,7 @@ def load(files: list[Path], *, strict: bool) -> Combined:
         return Combined(loaded[0][1])
     combined = combine(loaded, strict=strict)
     combined.result = combined.result.model_copy(
-        update={"comparisons": comparisons(combined.result.rows,
-                                           order=list(combined.result.engines))})
+        update=statistics(combined.result.rows, order=list(combined.result.engines)).as_update())
     return combined
 
 
@@ -42,8 +43,27 @@ def run(args: argparse.Namespace, ui: UI) -> int:
                      f"{len(combined.result.rows)} rows, {len(combined.result.failures)} "
                      "failed combinations", markup=False)
         return 1 if combined.missing else 0
+    if args.baseline is None and (args.fail_on or args.max_drop is not None):
+        raise UsageError("--fail-on and --max-drop gate against a baseline: add --baseline "
+                         "OLD.json")
     combined = load(files, strict=False)
+    if args.baseline is not None:
+        return _gate(args, combined.result, files, ui)
     for line in combined.duplicates:
         ui.warn("duplicate row ignored", line)
     EXPORTERS[args.format](combined.result, ExportOptions(out=args.out, wide=args.wide), ui)
+    return 0
+
+
+def _gate(args: argparse.Namespace, new: ResultFile, files: list[Path], ui: UI) -> int:
+    report = compare_to_baseline(new, ResultFile.load(args.baseline),
+                                 metrics=list(DEFAULT_METRICS),
+                                 new_label=", ".join(map(str, files)),
+                                 old_label=str(args.baseline))
+    fail = args.fail_on == "regression"
+    gated = fail or args.max_drop is not None
+    # soft_wrap: piped into a PR comment, rich must not wrap the Markdown table's lines.
+    ui.out.print(to_markdown(report, verdict(report, fail, args.max_drop) if gated else None),
+                 markup=False, highlight=False, emoji=False, soft_wrap=True)
+    gate(report, fail_on_regression=fail, max_drop=args.max_drop)
     return 0

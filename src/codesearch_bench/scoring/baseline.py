@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from ..errors import BenchError, UsageError
+from ..errors import RegressionFound, UsageError
 from ..results.schema import QueryOutcome, ResultFile, Row
 from . import stats
 
@@ -30,13 +30,6 @@ _NAME = re.compile(r"(file|chunk)\.((recall|hit|map)@\d+|mrr|ndcg@10|p@1)|zero_m
 EPS = 1e-12
 
 RowKey = tuple[str, str, int, str]
-
-
-class RegressionFound(BenchError):
-    """The gate found a watched metric worse than the baseline allows (exit 5)."""
-
-    exit_code = 5
-    hint = "the table says which row and metric; see README.md, 'Regression gate'"
 
 
 def split_of(row: Row) -> str:

@@ -12,11 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import UsageError
+from ..errors import TrackingFailed, UsageError
 from ..results.schema import ResultFile
 from .jsonl import JsonlTracker
 from .mlflow_runs import MlflowTracker
-from .record import TrackingFailed
 
 __all__ = ["TRACKERS", "Tracker", "TrackingFailed", "tracker_for"]
 

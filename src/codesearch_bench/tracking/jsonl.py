@@ -7,8 +7,9 @@ import math
 import os
 from pathlib import Path
 
+from ..errors import TrackingFailed
 from ..results.schema import ResultFile
-from .record import TrackingFailed, check_artifacts, params
+from .record import check_artifacts, params
 
 
 def _finite(value: object) -> object:

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import BenchError, UsageError
+from ..errors import BenchError, TrackingFailed, UsageError
 from ..results.schema import ResultFile, Row
-from .record import TrackingFailed, aggregates, check_artifacts, params
+from .record import aggregates, check_artifacts, params
 
 EXPERIMENT = "codesearch-bench"
 _NOT_A_KEY = re.compile(r"[^\w.\- :/]")

@@ -9,15 +9,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import BenchError, UsageError
+from ..errors import UsageError
 from ..results.schema import ResultFile, Row
-
-
-class TrackingFailed(BenchError):
-    """A tracker could not log a finished comparison; the result file is unaffected."""
-
-    exit_code = 1
-    hint = "the result JSON is written; log it again later with the same --track value"
 
 
 def split_of(row: Row) -> str:
