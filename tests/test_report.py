@@ -109,7 +109,7 @@ def test_markdown_and_json_views(setup: dict[str, Path], capsys: pytest.CaptureF
                  str(tmp / "a.md")]) == 0
     md = (tmp / "a.md").read_text()
     assert "### mini: 3 files (small), 4 queries" in md
-    assert "| **grep** | 1 | oneshot |" in md
+    assert "| **grep** | a | 1 | oneshot |" in md
     assert "Paired comparisons" in md and "<sub>codesearch-bench" in md
     capsys.readouterr()
     assert main(["report", str(tmp / "a.json"), "--format", "json"]) == 0

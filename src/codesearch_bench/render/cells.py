@@ -34,7 +34,10 @@ FLAG_HELP = {
 }
 
 #: The compact headline table: what fits 100 columns.
-HEADLINE = ("engine", "mode", "file@10", "chunk@10", "MRR", "tok@10", "p50", "index", "flags")
+HEADLINE = ("engine", "tier", "mode", "file@10", "chunk@10", "MRR", "tok@10", "p50", "index",
+            "flags")
+#: The metric whose significance tiers the headline table shows.
+TIER_METRIC = "file.hit@10"
 
 
 def fmt(est: Estimate | None, digits: int = 2, ci: bool = False) -> str:
@@ -89,15 +92,39 @@ def rows_of(result: ResultFile, corpus: str, *, headline_only: bool) -> list[Row
                                        r.per_file))
 
 
-def headline(row: Row) -> list[str]:
+def tier_letters(result: ResultFile, corpus: str, metric: str = TIER_METRIC,
+                 ) -> dict[tuple[str, int], str]:
+    """(engine, per_file) -> its letters in the significance tiers of corpus on metric."""
+    out: dict[tuple[str, int], str] = {}
+    for group in result.tiers:
+        if group.corpus == corpus and group.metric == metric and group.group is None:
+            for entry in group.engines:
+                out[(entry.engine, group.per_file)] = entry.letters
+    return out
+
+
+def headline(row: Row, tier: str = "") -> list[str]:
     """The cells of HEADLINE for one row (plain text, unescaped)."""
     m = row.metrics
     index, _ = index_cells(row)
     chunk = plus_minus(m.get("chunk.recall@10")) or "n/e"
     mode = "persistent" if row.search.mode == "persistent" else "oneshot"
-    return [row.engine, mode, plus_minus(m.get("file.recall@10")), chunk,
+    return [row.engine, tier, mode, plus_minus(m.get("file.recall@10")), chunk,
             fmt(m.get("file.mrr")), tokens(row), secs(row.search.p50_s), index,
             " ".join(row.flags)]
+
+
+def detectable(c: Comparison) -> str:
+    """What a comparison could see: significant, or the smallest difference it could detect."""
+    if significant(c):
+        return "significant"
+    if c.mdd is None:
+        return "could detect no difference (too few queries)"
+    return f"could not detect a difference smaller than {c.mdd:.2f}"
+
+
+def n_cell(c: Comparison) -> str:
+    return f"{c.n} ({c.failed_either} failed)" if c.failed_either else str(c.n)
 
 
 def pvalue(p: float | None) -> str:

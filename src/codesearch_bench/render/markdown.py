@@ -4,18 +4,32 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 from __future__ import annotations
 
 from ..results.schema import ResultFile, Row
-from .cells import FLAG_HELP, delta, flags_used, fmt, index_cells, mib, pvalue, rows_of, secs
+from .cells import (
+    FLAG_HELP,
+    TIER_METRIC,
+    delta,
+    detectable,
+    flags_used,
+    fmt,
+    index_cells,
+    mib,
+    n_cell,
+    pvalue,
+    rows_of,
+    secs,
+    tier_letters,
+)
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _row(result: ResultFile, r: Row) -> list[str]:
+def _row(result: ResultFile, r: Row, tier: str) -> list[str]:
     m = r.metrics
     idx_time, idx_rss = index_cells(r, " ", " MiB")
     tok = fmt(m.get("tokens@10"), 0) + ("\\*" if r.token_column == "corpus" else "")
-    cells = [f"**{r.engine}**" if r.headline else r.engine, str(r.per_file), r.search.mode,
+    cells = [f"**{r.engine}**" if r.headline else r.engine, tier, str(r.per_file), r.search.mode,
              idx_time, idx_rss, secs(r.search.p50_s, " "), secs(r.search.p95_s, " "),
              mib(r.search.peak_rss_bytes, " MiB"), tok]
     cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
@@ -26,7 +40,7 @@ def _row(result: ResultFile, r: Row) -> list[str]:
 
 def render_markdown(result: ResultFile) -> str:
     out: list[str] = []
-    head = ["engine", "per_file", "mode", "index", "index RSS", "p50", "p95", "search RSS",
+    head = ["engine", "tier", "per_file", "mode", "index", "index RSS", "p50", "p95", "search RSS",
             "tok@10"]
     head += [f"file@{k}" for k in result.cutoffs] + [f"chunk@{k}" for k in result.cutoffs]
     head += ["MRR", "zero-miss", "flags"]
@@ -39,24 +53,31 @@ def render_markdown(result: ResultFile) -> str:
         else:
             out.append("| " + " | ".join(head) + " |")
             out.append("|" + "---|" * len(head))
-            out.extend("| " + " | ".join(_row(result, r)) + " |" for r in rows)
+            tiers = tier_letters(result, corpus)
+            out.extend("| " + " | ".join(_row(result, r, tiers.get((r.engine, r.per_file), ""))) +
+                       " |" for r in rows)
             out.append("")
             used = flags_used(rows)
             notes = ["file@k / chunk@k: recall at cutoff k, mean with the 95% bootstrap "
                      "interval at k=10; n/e: not entered; bold: the headline row "
                      "(per_file 1)."]
+            if tiers:
+                notes.append(f"tier: engines sharing a letter are not significantly different "
+                             f"on {TIER_METRIC} (Holm-adjusted p ≥ 0.05).")
             notes += [f"`{flag}`: {FLAG_HELP[flag]}" for flag in used]
             out.extend(f"- {n}" for n in notes)
             out.append("")
         comps = [c for c in result.comparisons if c.corpus == corpus]
         if comps:
             out.append("Paired comparisons (Holm-corrected across pairs):\n")
-            out.append("| metric | A | B | n | A − B [95% CI] | test | p (Holm) |")
-            out.append("|---|---|---|---|---|---|---|")
+            out.append("| metric | A | B | n | A − B [95% CI] | test | p (Holm) | reading |")
+            out.append("|---|---|---|---|---|---|---|---|")
             for c in comps:
-                out.append(f"| {c.metric} | {c.engine_a} | {c.engine_b} | {c.n} | "
-                           f"{delta(c, sep=', ')} | {c.test} | {pvalue(c.p_adjusted)} |")
+                out.append(f"| {c.metric} | {c.engine_a} | {c.engine_b} | {n_cell(c)} | "
+                           f"{delta(c, sep=', ')} | {c.test} | {pvalue(c.p_adjusted)} | "
+                           f"{detectable(c)} |")
             out.append("")
+    out.extend(_summary(result))
     failures = result.failures
     if failures:
         out.append("Failed combinations (gaps, not zeros):\n")
@@ -71,3 +92,21 @@ def render_markdown(result: ResultFile) -> str:
                + ("; **interrupted: partial results**" if result.interrupted else "")
                + "</sub>")
     return "\n".join(out) + "\n"
+
+
+def _summary(result: ResultFile) -> list[str]:
+    from .table import summary_tables
+
+    head, macro, pairs = summary_tables(result)
+    if not macro:
+        return []
+    corpora = len(result.summary.corpora) if result.summary else 0
+    out = [f"### Across {corpora} corpora\n",
+           "Mean of the per-corpus means, with a 95% interval resampling queries within each "
+           "corpus.\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in macro]
+    if pairs:
+        out += ["", "Corpora won, tied and lost (significant after Holm on each corpus):\n",
+                "| metric | A − B | won/tied/lost |", "|---|---|---|"]
+        out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in pairs]
+    return [*out, ""]

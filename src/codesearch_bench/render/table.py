@@ -19,21 +19,24 @@ from ..results.schema import Comparison, ResultFile, Row
 from .cells import (
     FLAG_HELP,
     HEADLINE,
+    TIER_METRIC,
     delta,
     flags_used,
     fmt,
     headline,
     index_cells,
     mib,
+    n_cell,
     pvalue,
     rows_of,
     secs,
     significant,
+    tier_letters,
     tokens,
 )
 
-_NUMERIC = {"file@10", "chunk@10", "MRR", "tok@10", "p50", "index"}
-PAIRED = ("metric", "A − B", "difference [95% CI]", "p (Holm)", "n")
+_NUMERIC = {"file@10", "chunk@10", "MRR", "tok@10", "p50", "index", "MDD"}
+PAIRED = ("metric", "A − B", "difference [95% CI]", "p (Holm)", "MDD", "n")
 
 
 def _wide_head(result: ResultFile) -> list[str]:
@@ -57,8 +60,9 @@ def _wide(result: ResultFile, r: Row) -> list[str]:
 
 def _paired(c: Comparison) -> list[str]:
     mark = " *" if significant(c) else ""
+    mdd = "" if c.mdd is None else f"{c.mdd:.2f}"
     return [c.metric, f"{c.engine_a} − {c.engine_b}", delta(c), pvalue(c.p_adjusted) + mark,
-            str(c.n)]
+            mdd, n_cell(c)]
 
 
 def _pipe(head: list[str] | tuple[str, ...], rows: list[list[str]]) -> str:
@@ -93,7 +97,9 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
         title = f"{corpus}: {info.files} files ({info.tier}), {info.queries} queries"
         rows = rows_of(result, corpus, headline_only=not wide)
         head: list[str] | tuple[str, ...] = _wide_head(result) if wide else HEADLINE
-        cells = [_wide(result, r) if wide else headline(r) for r in rows]
+        tiers = tier_letters(result, corpus)
+        cells = [_wide(result, r) if wide else headline(r, tiers.get((r.engine, r.per_file), ""))
+                 for r in rows]
         pairs = [c for c in result.comparisons if c.corpus == corpus]
         if plain:
             text = f"### {title}\n\ntree={info.tree}  pin={info.pin}\n\n"
@@ -111,7 +117,56 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
             console.print()
             console.print(_rich(f"{corpus}: paired comparisons (Holm-corrected; * p < 0.05)",
                                 PAIRED, [_paired(c) for c in pairs]))
+    _summary(console, result, plain=plain)
     _legend(console, result, wide=wide, plain=plain)
+
+
+SUMMARY_METRICS = ("file.hit@10", "file.mrr")
+
+
+def summary_tables(result: ResultFile) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """The suite summary as (head, macro rows, pair rows): macro means with their stratified
+    intervals per engine, then wins/ties/losses per pair, on SUMMARY_METRICS."""
+    summary = result.summary
+    head = ["engine", *SUMMARY_METRICS, "corpora"]
+    if summary is None:
+        return head, [], []
+    means = {(m.engine, m.metric): m for m in summary.macro}
+    macro = []
+    for engine in result.engines:
+        found = [means.get((engine, metric)) for metric in SUMMARY_METRICS]
+        if not any(found):
+            continue
+        cells = [engine]
+        for m in found:
+            cells.append("" if m is None or m.mean is None else
+                         f"{m.mean:.2f} [{m.lo:.2f},{m.hi:.2f}]" if m.lo is not None
+                         and m.hi is not None else f"{m.mean:.2f}")
+        cells.append(str(max((len(m.corpora) for m in found if m), default=0)))
+        macro.append(cells)
+    pairs = [[p.metric, f"{p.engine_a} − {p.engine_b}", f"{p.wins}/{p.ties}/{p.losses}"]
+             for p in summary.pairs if p.metric in SUMMARY_METRICS]
+    return head, macro, pairs
+
+
+def _summary(console: Console, result: ResultFile, *, plain: bool) -> None:
+    head, macro, pairs = summary_tables(result)
+    if not macro:
+        return
+    corpora = len(result.summary.corpora) if result.summary else 0
+    title = (f"across {corpora} corpora: mean of per-corpus means, 95% interval resampling "
+             "queries within each corpus")
+    pair_head = ["metric", "A − B", "won/tied/lost"]
+    if plain:
+        console.print(f"### {title}\n\n{_pipe(head, macro)}\n\n{_pipe(pair_head, pairs)}\n",
+                      markup=False, highlight=False, soft_wrap=True)
+        return
+    console.print()
+    console.print(_rich(title, head, macro))
+    if pairs:
+        console.print()
+        console.print(_rich("corpora won, tied, lost (significant after Holm on each corpus)",
+                            pair_head, pairs))
 
 
 def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) -> None:
@@ -121,6 +176,13 @@ def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) ->
 
     for flag in flags_used(result.rows):
         say(f"{flag}: {FLAG_HELP[flag]}")
+    if result.tiers and not wide:
+        say(f"tier: engines sharing a letter are not significantly different on {TIER_METRIC} "
+            "(Holm-adjusted p >= 0.05)")
+    if result.comparisons:
+        say("MDD: the smallest difference each paired test had 80% power to detect at its "
+            "Holm level; a pair that is not significant could not detect a difference "
+            "smaller than that")
     if result.rows:
         if wide:
             say("file@k / chunk@k: recall at cutoff k (mean, 95% bootstrap CI at k=10); "
