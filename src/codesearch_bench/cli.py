@@ -96,6 +96,11 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
                    "writes to --json, or back to this file")
     p.add_argument("--track", default=None, metavar="jsonl:PATH|mlflow[:URI]",
                    help="log every row where you keep results (mlflow needs the mlflow extra)")
+    p.add_argument("--split", choices=["all", "dev", "test"], default="all",
+                   help="only the dev or the test queries (tune on dev, report on test); "
+                   "recorded on every row")
+    p.add_argument("--query", default=None, metavar="ID[,ID]",
+                   help="only these queries (a quick look; every corpus must have them)")
     p.add_argument("--keep-going", action="store_true",
                    help="run what is valid when a spec or a corpus is broken (default: stop "
                    "before any engine runs, listing every problem)")
@@ -122,6 +127,10 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="output file (md, json) or directory (png, html; default ./report)")
     p.add_argument("--wide", action="store_true",
                    help="table: every per_file pass and every cutoff")
+    p.add_argument("--split", choices=["all", "dev", "test"], default="all",
+                   help="only the dev or the test queries: rows and statistics recomputed")
+    p.add_argument("--by", choices=["tag", "language", "tier", "corpus"], default=None,
+                   help="each engine's means per group of queries (table, md or json)")
     p.add_argument("--baseline", type=Path, default=None, metavar="OLD.json",
                    help="compare with an earlier result row by row (paired tests on the shared "
                    "queries); prints Markdown fit for a pull-request comment")

@@ -13,6 +13,7 @@ not named this time.
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +30,11 @@ from .errors import BenchError, CorpusError, QueryError, SpecError, UsageError
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
 from .results import journal
-from .results.schema import CorpusOut, EngineOut, Failure, ResultFile, Row
+from .results.schema import CorpusOut, EngineOut, Failure, ResultFile
+from .resume import kept_cells, load_previous
 from .scoring.analysis import statistics
 
 DEFAULT_CUTOFFS = (5, 10, 20)
-Cell = tuple[str, str]  # (engine, corpus)
 
 
 @dataclass
@@ -50,6 +51,8 @@ class Options:
     resume: Path | None = None
     shard: tuple[int, int] | None = None
     keep_going: bool = False  # run what is valid despite broken specs or corpora
+    split: str = "all"  # all queries, or only the dev or the test split
+    queries: list[str] | None = None  # only these query ids (a quick look)
 
 
 @dataclass
@@ -74,59 +77,6 @@ class Outcome:
     failures: list[Failure] = field(default_factory=list)
     interrupted: bool = False
     written: Path | None = None  # where the result file went, if anywhere
-
-
-@dataclass
-class Previous:
-    """What an earlier run of the same result file measured: its JSON and its journal."""
-
-    cutoffs: list[int]
-    rows: dict[Cell, list[Row]] = field(default_factory=dict)
-    failures: dict[Cell, Failure] = field(default_factory=dict)
-    engines: dict[str, EngineOut] = field(default_factory=dict)
-    corpora: dict[str, CorpusOut] = field(default_factory=dict)
-    torn: int = 0
-
-
-def load_previous(path: Path) -> Previous:
-    """The result file and the cells its journal holds (the journal is newer where both)."""
-    log = journal.path_for(path)
-    if not path.exists() and not log.exists():
-        raise UsageError(f"--resume {path}: neither that result file nor its journal {log} "
-                         "exists", hint="--resume takes the --json file of the interrupted run")
-    header, cells, torn = journal.read(log)
-    previous: Previous | None = None
-    old: ResultFile | None = None
-    if path.exists():
-        old = ResultFile.load(path)
-        if header is not None and header.created >= old.created:
-            old = None  # written by an earlier run; the journal is this run's own
-    if old is not None:
-        if old.protocol_version != PROTOCOL_VERSION:
-            raise UsageError(f"--resume {path}: measured under protocol {old.protocol_version}, "
-                             f"this bench is protocol {PROTOCOL_VERSION}; start a new run")
-        previous = Previous(cutoffs=old.cutoffs, engines=dict(old.engines),
-                            corpora=dict(old.corpora))
-        for row in old.rows:
-            previous.rows.setdefault((row.engine, row.corpus), []).append(row)
-        for failure in old.failures:
-            if failure.corpus != "*" and failure.engine != "*":
-                previous.failures[(failure.engine, failure.corpus)] = failure
-    if header is not None and header.protocol_version != PROTOCOL_VERSION:
-        raise UsageError(f"--resume {path}: its journal was written under protocol "
-                         f"{header.protocol_version}; start a new run")
-    if previous is None:
-        previous = Previous(cutoffs=header.cutoffs if header else [])
-    previous.torn = torn
-    for record in cells:
-        key = (record.engine, record.corpus)
-        previous.rows[key] = record.rows
-        previous.failures.pop(key, None)
-        if record.failure is not None:
-            previous.failures[key] = record.failure
-        previous.engines[record.engine] = record.engine_info
-        previous.corpora[record.corpus] = record.corpus_info
-    return previous
 
 
 def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
@@ -157,6 +107,7 @@ def _plans(opts: Options, events: Events, failures: list[Failure],
     for corpus in selected:
         try:
             plans.append(plan.prepare(corpus, opts.corpora_root, limit=opts.limit,
+                                      split=opts.split, ids=opts.queries,
                                       stage=events.stage))
         except BenchError as exc:
             for name in [s.name for s in specs] or ["*"]:
@@ -185,62 +136,6 @@ def _stop_before_running(failures: list[Failure]) -> None:
                 hint="fix them, or pass --keep-going to run what is valid")
 
 
-def _same_cell(previous: Previous, key: Cell, loaded: LoadedSpec, ready: plan.Plan) -> bool:
-    old_engine, old_corpus = previous.engines.get(key[0]), previous.corpora.get(key[1])
-    return (old_engine is not None and old_corpus is not None
-            and old_engine.spec_sha256 == loaded.sha256
-            and old_corpus.identity == ready.corpus.identity
-            and old_corpus.query_set_sha256 == ready.query_set.sha256
-            and old_corpus.queries == len(ready.queries))
-
-
-@dataclass
-class Kept:
-    """What a resumed run takes over from the previous one."""
-
-    done: set[Cell] = field(default_factory=set)
-    rows: list[Row] = field(default_factory=list)
-    failures: list[Failure] = field(default_factory=list)
-    engines: dict[str, EngineOut] = field(default_factory=dict)
-    corpora: dict[str, CorpusOut] = field(default_factory=dict)
-
-
-def _kept(previous: Previous | None, plans: list[plan.Plan], specs: list[LoadedSpec],
-          opts: Options) -> Kept:
-    """Cells finished with the same spec, corpus, queries and cutoffs; and the rest carried."""
-    kept = Kept()
-    if previous is None:
-        return kept
-    if previous.cutoffs and previous.cutoffs != list(opts.cutoffs):
-        raise UsageError(f"--resume: that run used cutoffs {previous.cutoffs}, this one "
-                         f"{list(opts.cutoffs)}; start a new run or pass the same --cutoffs")
-    by_corpus = {p.corpus.name: p for p in plans}
-    by_engine = {s.name: s for s in specs}
-    for key in sorted(set(previous.rows) | set(previous.failures)):
-        engine, corpus = key
-        ready, loaded = by_corpus.get(corpus), by_engine.get(engine)
-        if ready is not None and loaded is not None:
-            # A cell of this run: kept only when it finished with rows under the same inputs;
-            # a cell that only failed (no rows) is run again.
-            if previous.rows.get(key) and _same_cell(previous, key, loaded, ready):
-                kept.done.add(key)
-            else:
-                continue
-        elif ready is not None:
-            old = previous.corpora.get(corpus)
-            if old is None or old.identity != ready.corpus.identity or \
-                    old.query_set_sha256 != ready.query_set.sha256:
-                continue  # the corpus changed since: an old row would not be comparable
-        elif corpus in previous.corpora:
-            kept.corpora.setdefault(corpus, previous.corpora[corpus])
-        if loaded is None and engine in previous.engines:
-            kept.engines.setdefault(engine, previous.engines[engine])
-        kept.rows.extend(previous.rows.get(key, []))
-        if key in previous.failures:
-            kept.failures.append(previous.failures[key])
-    return kept
-
-
 def execute(opts: Options, events: Events | None = None) -> Outcome:
     """The whole comparison; Ctrl-C stops it between queries with the finished cells kept."""
     events = events or Events()
@@ -266,7 +161,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     plans = _plans(opts, events, failures, specs)
     if failures and not opts.keep_going:
         _stop_before_running(failures)
-    kept = _kept(previous, plans, specs, opts)
+    kept = kept_cells(previous, plans, specs, opts.cutoffs, opts.split)
     rows, failures = [*kept.rows], [*kept.failures, *failures]
     # The given engines first, in the order given: rows and paired differences follow it.
     engines_out = {s.name: _engine_out(s) for s in specs}
@@ -307,7 +202,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     state=state.state_dir(opts.work, "state", loaded.name, ready.corpus.name),
                     lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
                     gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
-                    tree_files=ready.manifest.files,
+                    tree_files=ready.manifest.files, split=opts.split,
                 )
                 result = runner.run_cell(cell, events.tick)
                 cell_rows = result.rows(cell)
@@ -394,4 +289,5 @@ def _corpus_out(p: plan.Plan) -> CorpusOut:
     return CorpusOut(name=p.corpus.name, pin=p.corpus.pin, identity=p.corpus.identity,
                      tree=str(p.tree), files=p.manifest.files, tier=p.manifest.tier,
                      languages=p.manifest.languages, queries=len(p.queries),
-                     query_set=str(p.query_set.path), query_set_sha256=p.query_set.sha256)
+                     query_set=str(p.query_set.path), query_set_sha256=p.query_set.sha256,
+                     splits=dict(Counter(q.split or "none" for q in p.queries)))

@@ -31,7 +31,34 @@ class Plan:
     gold: dict[str, list[Span]]
 
 
+SPLITS = ("all", "dev", "test")
+
+
+def pick(qs: QuerySet, split: str = "all", ids: list[str] | None = None,
+         limit: int | None = None) -> list[Query]:
+    """The queries to run: a split's (dev or test), or the named ones, then the first N."""
+    chosen = qs.queries
+    if split not in SPLITS:
+        raise QueryError(f"no split {split!r}; the splits are {', '.join(SPLITS)}")
+    if split != "all":
+        chosen = [q for q in chosen if q.split == split]
+        if not chosen:
+            present: list[str] = sorted({q.split for q in qs.queries if q.split}) or ["none"]
+            raise QueryError(f"{qs.path}: no query is in the {split} split; splits present: "
+                             f"{', '.join(present)}")
+    if ids:
+        known = {q.id for q in chosen}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise QueryError(f"{qs.path}: no query {', '.join(map(repr, unknown))}"
+                             + (f" in the {split} split" if split != "all" else ""),
+                             hint=f"ids look like {chosen[0].id!r}" if chosen else "")
+        chosen = [q for q in chosen if q.id in set(ids)]
+    return chosen[:limit] if limit else chosen
+
+
 def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
+            split: str = "all", ids: list[str] | None = None,
             stage: Callable[[str], None] = lambda msg: None) -> Plan:
     """Set the corpus up if needed, load its queries, resolve their gold; raises BenchError."""
     if not setup.is_set_up(corpora_root, corpus):
@@ -45,8 +72,7 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
         raise QueryError(f"corpus {corpus.name!r}: {len(report.failures)} gold item(s) "
                          f"do not resolve (first: {report.failures[0]})",
                          hint=f"run `bench validate --corpus {corpus.name}`")
-    chosen = qs.queries[:limit] if limit else qs.queries
-    return Plan(corpus, done.manifest, done.tree, qs, chosen, report.spans)
+    return Plan(corpus, done.manifest, done.tree, qs, pick(qs, split, ids, limit), report.spans)
 
 
 def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:

@@ -44,6 +44,7 @@ class Cell:
     cutoffs: tuple[int, ...]
     reindex: bool = False
     tree_files: int = 0
+    split: str = "all"  # the queries given are all of the set, or its dev or test split
 
     @property
     def context(self) -> Context:
@@ -64,8 +65,9 @@ class CellResult:
     def rows(self, cell: Cell) -> list[Row]:
         if self.index is None or self.search is None:
             return []
-        rows = build_rows(cell.loaded, cell.corpus, cell.tree, cell.cutoffs, self.index,
-                          self.search, self.passes)
+        rows = [r.model_copy(update={"split": cell.split}) for r in build_rows(
+            cell.loaded, cell.corpus, cell.tree, cell.cutoffs, self.index, self.search,
+            self.passes)]
         flags = (["!! parse"] if self.parse_problems else []) + (
             ["!! empty"] if self._empty() else [])
         if not flags:
@@ -188,6 +190,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files)
+            graded.outcome.split, graded.outcome.tags = q.split, list(q.tags)
             run.outcomes.append(graded.outcome)
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
             if found.error is None:

@@ -28,7 +28,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         corpora_root=where.corpora_root, work=where.work, corpus=args.corpus,
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
-        keep_going=args.keep_going,
+        keep_going=args.keep_going, split=args.split,
+        queries=[q.strip() for q in args.query.split(",") if q.strip()] if args.query else None,
     )
     # A bad --track value or a missing extra fails now, not after hours of engines.
     tracker = tracker_for(args.track) if args.track else None

@@ -6,13 +6,14 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError
-from ..render import EXPORTERS, ExportOptions
+from ..render import EXPORTERS, ExportOptions, breakout
 from ..render.ui import UI
 from ..results.merge import Combined, combine
 from ..results.schema import ResultFile
 from ..scoring.analysis import statistics
 from ..scoring.baseline import DEFAULT_METRICS, compare_to_baseline, gate, verdict
 from ..scoring.baseline_markdown import to_markdown
+from ..scoring.breakout import by, restrict
 
 
 def load(files: list[Path], *, strict: bool) -> Combined:
@@ -47,11 +48,19 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise UsageError("--fail-on and --max-drop gate against a baseline: add --baseline "
                          "OLD.json")
     combined = load(files, strict=False)
+    result = restrict(combined.result, args.split)
     if args.baseline is not None:
-        return _gate(args, combined.result, files, ui)
+        return _gate(args, result, files, ui)
+    if args.by is not None:
+        means = by(result, args.by)
+        if args.format == "json":
+            ui.out.file.write(breakout.as_json(means))
+        else:
+            breakout.show(ui.out, means)
+        return 0
     for line in combined.duplicates:
         ui.warn("duplicate row ignored", line)
-    EXPORTERS[args.format](combined.result, ExportOptions(out=args.out, wide=args.wide), ui)
+    EXPORTERS[args.format](result, ExportOptions(out=args.out, wide=args.wide), ui)
     return 0
 
 

@@ -82,6 +82,9 @@ class QueryOutcome(_M):
     depth_limited: bool = Field(
         default=False, description="raw results reached n but filled fewer slots than k")
     no_spans: bool = False
+    split: str | None = Field(default=None, description="the query's split in its set "
+                              "(dev, test, or none)")
+    tags: list[str] = Field(default_factory=list, description="the query's tags in its set")
     unsolicited: int = Field(
         default=0, description="lines a persistent engine sent that answered no request "
         "(or another one), discarded while this query was served")
@@ -130,6 +133,8 @@ class Row(_M):
     flags: list[str]
     errors: int
     queries: list[QueryOutcome]
+    split: str = Field(default="all", description="the queries this row averages: all, or "
+                       "only those of the dev or the test split")
     parse_problems: list[str] = Field(
         default_factory=list,
         description="parse paths that matched nothing in any answer, with the keys the "
@@ -241,6 +246,8 @@ class CorpusOut(_M):
     queries: int
     query_set: str
     query_set_sha256: str
+    splits: dict[str, int] = Field(default_factory=dict, description="the queries run, by "
+                                   "split (dev, test, none)")
 
 
 class EngineOut(_M):

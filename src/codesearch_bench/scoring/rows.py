@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,16 +89,22 @@ def _search_of(search: SearchOut, run: Pass, *, headline: bool) -> SearchOut:
 
 
 def _aggregate(run: Pass, cutoffs: tuple[int, ...], tokens: bool) -> dict[str, Estimate]:
+    return aggregate(run.outcomes, cutoffs, tokens)
+
+
+def aggregate(outcomes: list[QueryOutcome], cutoffs: Sequence[int],
+              tokens: bool) -> dict[str, Estimate]:
+    """Every metric's mean and interval over these queries (a failed one is a miss)."""
     out: dict[str, Estimate] = {}
-    for name in values.metric_names(run.outcomes):
-        out[name] = estimate([v for v in values.query_values(run.outcomes, name)
+    for name in values.metric_names(outcomes):
+        out[name] = estimate([v for v in values.query_values(outcomes, name)
                                if not math.isnan(v)])
     if tokens:
         for k in cutoffs:
             out[f"tokens@{k}"] = estimate([float(o.tokens[f"tokens@{k}"])
-                                           for o in run.outcomes if o.tokens])
+                                           for o in outcomes if o.tokens])
         out["tokens_to_first_gold"] = estimate([float(o.tokens_to_first_gold) for o in
-                                                run.outcomes if o.tokens_to_first_gold is not None])
+                                                outcomes if o.tokens_to_first_gold is not None])
     return out
 
 
