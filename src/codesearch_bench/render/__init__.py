@@ -62,6 +62,18 @@ def _html(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     export(result, opts, ui)
 
 
+def _trec(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
+    from .trec import write_trec
+
+    out_dir = opts.out or Path("report-trec")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: is a file; trec writes qrels and runs into a "
+                         "directory", hint="give a directory, e.g. --out trec/")
+    paths = write_trec(result, out_dir)
+    ui.out.print(f"wrote {len(paths)} files (qrels and runs) into {out_dir}", markup=False,
+                 highlight=False)
+
+
 def _text(text: str, out: Path | None, ui: UI) -> None:
     if out is None:
         ui.out.file.write(text)
@@ -78,4 +90,4 @@ def _text(text: str, out: Path | None, ui: UI) -> None:
 
 
 EXPORTERS: dict[str, Exporter] = {"table": _table, "md": _markdown, "json": _json, "png": _png,
-                                   "html": _html}
+                                   "html": _html, "trec": _trec}

@@ -58,6 +58,13 @@ class SlotOut(_M):
     chunks: list[tuple[int | None, int | None]]
 
 
+class GoldOut(_M):
+    path: str
+    start: int | None = None
+    end: int | None = None
+    symbol: str | None = None
+
+
 class QueryOutcome(_M):
     id: str
     latency_s: float | None = None
@@ -85,6 +92,8 @@ class QueryOutcome(_M):
     split: str | None = Field(default=None, description="the query's split in its set "
                               "(dev, test, or none)")
     tags: list[str] = Field(default_factory=list, description="the query's tags in its set")
+    gold: list[GoldOut] = Field(default_factory=list, description="the query's resolved gold "
+                                "items (file-level ones without lines): the qrels")
     unsolicited: int = Field(
         default=0, description="lines a persistent engine sent that answered no request "
         "(or another one), discarded while this query was served")

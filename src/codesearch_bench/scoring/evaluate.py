@@ -16,7 +16,7 @@ from ..corpus.tree import TreeText
 from ..engine.driver import SearchResult
 from ..engine.spec import EngineSpec
 from ..model import Slot, Span
-from ..results.schema import QueryOutcome, SlotOut
+from ..results.schema import GoldOut, QueryOutcome, SlotOut
 from . import metrics, tokens
 from .grade import Grade, depth_limited, grade, lacks_spans
 from .normalize import Normalized, collapse, normalize
@@ -40,6 +40,8 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
     out = QueryOutcome(id=query_id, latency_s=found.latency_s, error=found.error,
                        raw_hits=len(found.hits), leftovers=found.leftovers,
                        unsolicited=found.unsolicited,
+                       gold=[GoldOut.model_construct(path=g.path, start=g.start, end=g.end,
+                                                     symbol=g.symbol) for g in gold],
                        replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
                        chunk_entered=spec.spans and any(not g.file_level for g in gold))
     evaluation = Evaluation(out)
