@@ -125,8 +125,8 @@ def _gold_spans(query: Query, tree: Path | None, h_as_cpp: bool,
 def _recorded_gold(outcome: QueryOutcome) -> list[Span] | None:
     """Gold spans the outcome carries itself, once the schema has them (read defensively)."""
     raw = getattr(outcome, "gold", None)
-    if not isinstance(raw, list):
-        return None
+    if not isinstance(raw, list) or not raw:
+        return None  # every query has gold: none here means a file from before it was kept
     spans = []
     for item in raw:
         get = item.get if isinstance(item, dict) else lambda k, o=item: getattr(o, k, None)
