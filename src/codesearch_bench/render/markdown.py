@@ -6,11 +6,13 @@ from __future__ import annotations
 from ..results.schema import ResultFile, Row
 from .cells import (
     FLAG_HELP,
+    HEADLINE,
     TIER_METRIC,
     delta,
     detectable,
     flags_used,
     fmt,
+    headline,
     index_cells,
     mib,
     n_cell,
@@ -110,3 +112,39 @@ def _summary(result: ResultFile) -> list[str]:
                 "| metric | A − B | won/tied/lost |", "|---|---|---|"]
         out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in pairs]
     return [*out, ""]
+
+
+def headline_markdown(result: ResultFile) -> str:
+    """The headline view as Markdown: per corpus the headline table, then the summary across
+    corpora -- what README.md's results section is generated from."""
+    from .table import summary_tables
+
+    out: list[str] = []
+    for corpus, info in result.corpora.items():
+        rows = rows_of(result, corpus, headline_only=True)
+        if not rows:
+            continue
+        tiers = tier_letters(result, corpus)
+        out.append(f"**{corpus}**: {info.files} files ({info.tier}), {info.queries} queries\n")
+        out.append("| " + " | ".join(HEADLINE) + " |")
+        out.append("|" + "---|" * len(HEADLINE))
+        for r in rows:
+            cells = headline(r, tiers.get((r.engine, r.per_file), ""))
+            out.append("| " + " | ".join(_cell(c).replace("*", "\\*") for c in cells) + " |")
+        out.append("")
+    head, macro, pairs = summary_tables(result)
+    if macro:
+        out.append(f"**Across {len(result.summary.corpora) if result.summary else 0} "
+                   "corpora** (mean of per-corpus means, 95% interval resampling queries "
+                   "within each corpus):\n")
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in macro]
+        out.append("")
+        if pairs:
+            out.append("Corpora won / tied / lost (significant after Holm on each corpus):\n")
+            out.append("| metric | A − B | won/tied/lost |")
+            out.append("|---|---|---|")
+            out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in pairs]
+            out.append("")
+    return "\n".join(out)

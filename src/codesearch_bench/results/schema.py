@@ -29,6 +29,7 @@ Field reference (all times in seconds, all memory in bytes):
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import tempfile
@@ -39,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Stage, UsageError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: additive fields (gold, splits, tiers, summary, flags' details)
 
 
 class _M(BaseModel):
@@ -292,15 +293,27 @@ class ResultFile(_M):
 
     @classmethod
     def load(cls, path: Path) -> ResultFile:
-        """Read a result file; anything else is a UsageError naming the file."""
+        """Read a result file (gzipped when it ends in .gz); anything else is a UsageError
+        naming the file."""
         try:
-            return cls.model_validate_json(path.read_bytes())
+            data = path.read_bytes()
+            if path.suffix == ".gz":
+                data = gzip.decompress(data)
+            loaded = cls.model_validate_json(data)
         except FileNotFoundError:
             raise UsageError(f"{path}: no such result file") from None
-        except ValueError as exc:
+        except (ValueError, OSError, EOFError) as exc:
             first = str(exc).splitlines()[:3]
             raise UsageError(f"{path}: not a codesearch-bench result file ({' '.join(first)})",
                              hint="result files are written by `bench compare --json`") from None
+        if loaded.schema_version > SCHEMA_VERSION:
+            # Older versions only lack fields (they load with the defaults); a newer one may
+            # mean something this bench does not know.
+            raise UsageError(f"{path}: result schema version {loaded.schema_version}; this bench "
+                             f"reads versions up to {SCHEMA_VERSION}",
+                             hint="render it with the bench that wrote it, or run the "
+                             "comparison again")
+        return loaded
 
     def dump(self, path: Path) -> None:
         """Write atomically: a reader never sees half a file."""

@@ -14,9 +14,8 @@ from ..results.schema import ResultFile, Row
 
 
 def split_of(row: Row) -> str:
-    """The row's split; rows without one cover every query."""
-    split = getattr(row, "split", None)
-    return split if isinstance(split, str) and split else "all"
+    """The row's split (`all` for rows measured on every query)."""
+    return row.split
 
 
 def params(result: ResultFile, row: Row) -> dict[str, str | int | bool | None]:
