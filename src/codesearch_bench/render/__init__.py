@@ -41,17 +41,22 @@ def _json(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     _text(result.dumps(), opts.out, ui)
 
 
+def into_directory(out_dir: Path, what: str, write: Callable[[Path], list[Path]]) -> list[Path]:
+    """Run a directory exporter, its mistakes as usage errors naming --out."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: is a file; {what} into a directory",
+                         hint=f"give a directory, e.g. --out {out_dir.stem or 'report'}/")
+    try:
+        return write(out_dir)
+    except OSError as exc:
+        raise UsageError(f"--out {out_dir}: cannot write there: {exc.strerror}") from None
+
+
 def _png(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     from .plots import render_plots
 
-    out_dir = opts.out or Path("report")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir}: is a file; png writes one file per figure "
-                         "into a directory", hint="give a directory, e.g. --out report/")
-    try:
-        paths = render_plots(result, out_dir)
-    except OSError as exc:
-        raise UsageError(f"--out {out_dir}: cannot write there: {exc.strerror}") from None
+    paths = into_directory(opts.out or Path("report"), "png writes one file per figure",
+                           lambda d: render_plots(result, d))
     for path in paths:
         ui.out.print(f"wrote {path}", markup=False, highlight=False)
 
@@ -66,10 +71,8 @@ def _trec(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
     from .trec import write_trec
 
     out_dir = opts.out or Path("report-trec")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir}: is a file; trec writes qrels and runs into a "
-                         "directory", hint="give a directory, e.g. --out trec/")
-    paths = write_trec(result, out_dir)
+    paths = into_directory(out_dir, "trec writes qrels and runs",
+                           lambda d: write_trec(result, d))
     ui.out.print(f"wrote {len(paths)} files (qrels and runs) into {out_dir}", markup=False,
                  highlight=False)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from ...errors import UsageError
 from ...results.schema import ResultFile
 from ..ui import UI
 
@@ -43,13 +42,9 @@ def render_html(result: ResultFile, out_dir: Path) -> list[Path]:
 
 
 def export(result: ResultFile, opts: _Options, ui: UI) -> None:
-    out_dir = opts.out or Path("report")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir}: is a file; html writes {PAGE} into a directory",
-                         hint="give a directory, e.g. --out report/")
-    try:
-        paths = render_html(result, out_dir)
-    except OSError as exc:
-        raise UsageError(f"--out {out_dir}: cannot write there: {exc.strerror}") from None
+    from .. import into_directory
+
+    paths = into_directory(opts.out or Path("report"), f"html writes {PAGE}",
+                           lambda d: render_html(result, d))
     for path in paths:
         ui.out.print(f"wrote {path}", markup=False, highlight=False)
