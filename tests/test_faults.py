@@ -236,12 +236,27 @@ def test_missing_binary(bench: Bench) -> None:
     data = json.loads(bad.read_text())
     data["search"]["command"] = ["definitely-not-a-binary-xyz", "{{query}}"]
     bad.write_text(json.dumps(data))
-    code, result = bench.run(bad)
+    code, result = bench.run(bad, extra=("--keep-going",))
     assert code == 1
     bench.good_row(result)
     (failure,) = result.failures
+    assert failure.stage == "start" and failure.corpus == "*"
     assert "definitely-not-a-binary-xyz" in failure.message
     assert "pip install nothing-here" in failure.message
+
+
+def test_a_missing_binary_stops_the_run_before_any_engine(
+        bench: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = spec(bench.tmp, "bad", "ok", requires="pip install nothing-here")
+    data = json.loads(bad.read_text())
+    data["search"]["command"] = ["definitely-not-a-binary-xyz", "{{query}}"]
+    bad.write_text(json.dumps(data))
+    code = main(["compare", "--corpora-file", str(bench.toml), "--work", str(bench.tmp / "w"),
+                 "--json", str(bench.out), "--engine", str(bench.good), "--engine", str(bad)])
+    assert code == 4  # EngineUnavailable: the program is not there
+    err = capsys.readouterr().err
+    assert "definitely-not-a-binary-xyz" in err and "before any engine ran" in err
+    assert not bench.out.exists()
 
 
 def test_a_broken_spec_stops_the_run_before_any_engine(

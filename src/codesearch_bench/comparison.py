@@ -24,9 +24,16 @@ from .corpus.config import load_corpora, select
 from .corpus.fingerprint import Fingerprint, verify
 from .corpus.tree import recorded_fingerprint
 from .engine import state
-from .engine.driver import engine_version
+from .engine.driver import engine_version, missing_executable
 from .engine.spec import LoadedSpec, load_spec
-from .errors import BenchError, CorpusError, QueryError, SpecError, UsageError
+from .errors import (
+    BenchError,
+    CorpusError,
+    EngineUnavailable,
+    QueryError,
+    SpecError,
+    UsageError,
+)
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
 from .results import journal
@@ -95,6 +102,11 @@ def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
                              f"{loaded.name!r}; the name keys the state directory, so each "
                              "must be unique")
         seen[loaded.name] = loaded.file
+        if (missing := missing_executable(loaded)) is not None:
+            # Said now, not when the engine's turn comes after the others have run.
+            failures.append(Failure(engine=loaded.name, corpus="*", stage="start",
+                                    message=missing))
+            continue
         specs.append(loaded)
     return specs
 
@@ -130,7 +142,10 @@ def _stop_before_running(failures: list[Failure]) -> None:
         line = f"{f.corpus if f.stage == 'setup' else f.engine}: {f.message}"
         if line not in seen:
             seen.append(line)
-    error = CorpusError if any(f.stage != "spec" for f in failures) else SpecError
+    # The gravest problem names the exit code: a missing program (4), a corpus (3), a spec (2).
+    kinds: dict[str, type[BenchError]] = {"spec": SpecError, "setup": CorpusError,
+                                          "start": EngineUnavailable}
+    error = max((kinds.get(f.stage, CorpusError) for f in failures), key=lambda c: c.exit_code)
     raise error(f"{len(seen)} problem(s) found before any engine ran:\n  "
                 + "\n  ".join(seen[:20]).replace("\n", "\n  "),
                 hint="fix them, or pass --keep-going to run what is valid")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,6 +181,28 @@ def run_index(loaded: LoadedSpec, ctx: Context) -> tuple[Rendered | None, Measur
         owner=_owner(loaded, "index"), requires=loaded.spec.requires,
     )
     return rendered, measurement
+
+
+def missing_executable(loaded: LoadedSpec) -> str | None:
+    """Why an index or search command cannot start at all (its program is not there), found
+    before any engine runs; None when it can, or when the program depends on a corpus."""
+    values = variables.values(loaded.name, loaded.spec_dir)
+    for which, cmd in (("index", loaded.spec.index), ("search", loaded.spec.search)):
+        if cmd is None:
+            continue
+        try:
+            program = templating.render(cmd.command[0], values)
+        except templating.TemplateProblem:
+            continue  # it names root, state or the query: only a real run can tell
+        if os.sep in program or (os.altsep and os.altsep in program):
+            base = Path(program) if Path(program).is_absolute() else loaded.spec_dir / program
+            found = base.is_file() and os.access(base, os.X_OK)
+        else:
+            found = shutil.which(program) is not None
+        if not found:
+            need = f"; it requires: {loaded.spec.requires}" if loaded.spec.requires else ""
+            return f"{_owner(loaded, which)}: executable {program!r} not found{need}"
+    return None
 
 
 def engine_version(loaded: LoadedSpec) -> str | None:
