@@ -7,11 +7,11 @@ corpus folder and re-verified before use.
 
 from __future__ import annotations
 
-from . import git, npm, path, pypi
+from . import debian, git, npm, path, pypi
 from .base import Fetched, Request, Source
 from .fetching import Progress, no_progress
 
 SOURCES: dict[str, Source] = {s.kind: s for s in (git.SOURCE, pypi.SOURCE, npm.SOURCE,
-                                                  path.SOURCE)}
+                                                  debian.SOURCE, path.SOURCE)}
 
 __all__ = ["SOURCES", "Fetched", "Progress", "Request", "Source", "no_progress"]
