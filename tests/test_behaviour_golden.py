@@ -45,15 +45,18 @@ _TIMING = {"latency_s", "wall_s", "p50_s", "p95_s", "peak_rss_bytes", "rss_metho
 
 
 # The values a field added since the file was saved has when it says nothing new.
-_SILENT: list[object] = [None, [], {}, 0, "all", {"none": 4}]
-_ADDED = {"tree_changes", "unsolicited", "parse_problems", "split", "tags", "splits", "gold"}
+_SILENT: list[object] = [None, [], {}, 0, "all", {"none": 4}, "questions"]
+_ADDED = {"tree_changes", "unsolicited", "parse_problems", "split", "tags", "splits", "gold",
+          "track", "corpus", "track_info", "summaries"}
 
 
 def _strip(value: Any) -> Any:
     if isinstance(value, dict):
         # Fields added since the file was saved are compared only when they say something.
         return {k: _strip(v) for k, v in value.items()
-                if k not in _TIMING and not (k in _ADDED and v in _SILENT)}
+                if k not in _TIMING and not (k in _ADDED and v in _SILENT)
+                # A corpus's own track names its corpus: the name it already had.
+                and not (k == "corpus" and "track" in value and v == value.get("name"))}
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value

@@ -82,7 +82,13 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--engine", action="append", default=[], type=Path,
                    help="engine spec (repeatable; default: engines/default-engines.txt)")
     p.add_argument("--corpus", default=None,
-                   help="NAME[,NAME...] or all (default: the default corpora)")
+                   help="NAME[,NAME...] or all (default: the suite's corpora)")
+    p.add_argument("--suite", choices=["quick", "full"], default="quick",
+                   help="quick (default): the default corpora, hand-written questions; full: "
+                   "every corpus, questions and needles")
+    p.add_argument("--query-set", choices=["questions", "needles", "all"], default=None,
+                   help="hand-written questions, needles generated from the code's doc "
+                   "comments (searched in a doc-blanked tree), or both (default: the suite's)")
     p.add_argument("--work", type=Path, default=None,
                    help="work dir (default $BENCH_WORK or ./.bench); state in <work>/state")
     p.add_argument("--reindex", action="store_true",

@@ -22,6 +22,7 @@ from . import environment, plan, runner, workdir
 from .corpus import setup
 from .corpus.config import load_corpora, select
 from .corpus.fingerprint import Fingerprint, verify
+from .corpus.layout import CorpusDir
 from .corpus.tree import recorded_fingerprint
 from .engine import state
 from .engine.driver import engine_version, missing_executable
@@ -60,6 +61,7 @@ class Options:
     keep_going: bool = False  # run what is valid despite broken specs or corpora
     split: str = "all"  # all queries, or only the dev or the test split
     queries: list[str] | None = None  # only these query ids (a quick look)
+    tracks: tuple[str, ...] = (plan.QUESTIONS,)  # hand-written questions, generated needles
 
 
 @dataclass
@@ -117,15 +119,17 @@ def _plans(opts: Options, events: Events, failures: list[Failure],
     selected = select(load_corpora(opts.corpora_file), opts.corpus)
     plans = []
     for corpus in selected:
-        try:
-            plans.append(plan.prepare(corpus, opts.corpora_root, limit=opts.limit,
-                                      split=opts.split, ids=opts.queries,
-                                      stage=events.stage))
-        except BenchError as exc:
-            for name in [s.name for s in specs] or ["*"]:
-                failures.append(Failure(engine=name, corpus=corpus.name, stage="setup",
-                                        message=str(exc)))
-    problems = [f"{p.corpus.name}: {problem}" for p in plans for problem in lint(p.query_set)]
+        for track in opts.tracks:
+            unit = corpus.name if track == plan.QUESTIONS else f"{corpus.name}:{track}"
+            try:
+                plans.append(plan.prepare(corpus, opts.corpora_root, limit=opts.limit,
+                                          split=opts.split, ids=opts.queries, track=track,
+                                          stage=events.stage))
+            except BenchError as exc:
+                for name in [s.name for s in specs] or ["*"]:
+                    failures.append(Failure(engine=name, corpus=unit, stage="setup",
+                                            message=str(exc)))
+    problems = [f"{p.unit}: {problem}" for p in plans for problem in lint(p.query_set)]
     if problems:
         # A duplicate id would let one gold overwrite another: no engine runs on such a set.
         raise QueryError("query sets with problems, so nothing was run:\n  "
@@ -181,7 +185,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     # The given engines first, in the order given: rows and paired differences follow it.
     engines_out = {s.name: _engine_out(s) for s in specs}
     engines_out.update({k: v for k, v in kept.engines.items() if k not in engines_out})
-    corpora_out = {**kept.corpora, **{p.corpus.name: _corpus_out(p) for p in plans}}
+    corpora_out = {**kept.corpora, **{p.unit: _corpus_out(p) for p in plans}}
     header = journal.Header(protocol_version=PROTOCOL_VERSION, cutoffs=list(opts.cutoffs),
                             created=_now())
     interrupted = False
@@ -191,30 +195,29 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     fingerprints: dict[str, Fingerprint] = {}  # each corpus's tree as set up
     broken: set[str] = set()  # corpora whose tree could not be rebuilt after a change
     order = plan.cells(plans, specs, opts.shard)
-    todo = [(r, s) for r, s in order if (s.name, r.corpus.name) not in kept.done]
+    todo = [(r, s) for r, s in order if (s.name, r.unit) not in kept.done]
     events.planned(len(todo), sum(_units(r, s) for r, s in todo))
     source = str(opts.resume) if opts.resume else ""
     with journal.Journal(log, header, fresh=fresh) as book:
         try:
             for ready, loaded in order:
-                key = (loaded.name, ready.corpus.name)
+                key = (loaded.name, ready.unit)
                 if key in kept.done:
                     events.kept(*key, source)
                     continue
-                if ready.corpus.name in broken:
+                if ready.unit in broken:
                     continue
                 events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
-                                  ready.corpus.name, _units(ready, loaded))
-                expected = fingerprints.get(ready.corpus.name)
+                                  ready.unit, _units(ready, loaded))
+                expected = fingerprints.get(ready.unit)
                 if expected is None:
-                    expected = fingerprints[ready.corpus.name] = recorded_fingerprint(
-                        setup.dirs(opts.corpora_root.resolve(), ready.corpus))
+                    expected = fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
                 cell = runner.Cell(
-                    loaded=loaded, corpus=ready.corpus.name, corpus_pin=ready.corpus.identity,
-                    tree=ready.tree,
+                    loaded=loaded, corpus=ready.unit, corpus_pin=ready.identity,
+                    tree=ready.tree, track=ready.track,
                     # Never resolved: an engine may have replaced its state dir with a link,
                     # and state.py must see (and remove) the link, not its target.
-                    state=state.state_dir(opts.work, "state", loaded.name, ready.corpus.name),
+                    state=state.state_dir(opts.work, "state", loaded.name, ready.unit),
                     lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
                     gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
                     tree_files=ready.manifest.files, split=opts.split,
@@ -227,11 +230,11 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                         "flags": [*r.flags, f"!! tree_modified={len(changes)}"],
                         "tree_changes": changes}) for r in cell_rows]
                     if not _rebuild(ready, opts, failures, fingerprints, events):
-                        broken.add(ready.corpus.name)
+                        broken.add(ready.unit)
                 book.append(journal.CellRecord(
-                    engine=loaded.name, corpus=ready.corpus.name, rows=cell_rows,
+                    engine=loaded.name, corpus=ready.unit, rows=cell_rows,
                     failure=result.failure, engine_info=engines_out[loaded.name],
-                    corpus_info=corpora_out[ready.corpus.name]))
+                    corpus_info=corpora_out[ready.unit]))
                 if result.failure is not None:
                     failures.append(result.failure)
                 rows.extend(cell_rows)
@@ -256,6 +259,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         comparisons=stats.comparisons,
         tiers=stats.tiers,
         summary=stats.summary,
+        summaries=stats.summaries,
         failures=failures,
     )
     written = None
@@ -272,22 +276,24 @@ def _units(ready: plan.Plan, loaded: LoadedSpec) -> int:
     return len(ready.queries) * len(set(loaded.spec.per_file))
 
 
+def _dirs(ready: plan.Plan, opts: Options) -> CorpusDir:
+    return ready.dirs or setup.dirs(opts.corpora_root.resolve(), ready.corpus)
+
+
 def _rebuild(ready: plan.Plan, opts: Options, failures: list[Failure],
              fingerprints: dict[str, Fingerprint], events: Events) -> bool:
-    """An engine changed its tree: set the corpus up afresh so the next engine gets the pin.
+    """An engine changed its tree: set it up afresh so the next engine gets the pin.
 
     The tree may share inodes with bench's checkout, so both are rebuilt from the source.
     """
-    events.stage(f"rebuilding {ready.corpus.name}: an engine changed its tree")
-    root = opts.corpora_root.resolve()
-    setup.invalidate(root, ready.corpus)
+    events.stage(f"rebuilding {ready.unit}: an engine changed its tree")
     try:
-        setup.setup(ready.corpus, root)
+        plan.rebuild(ready, opts.corpora_root)
     except BenchError as exc:
-        failures.append(Failure(engine="*", corpus=ready.corpus.name, stage="setup",
+        failures.append(Failure(engine="*", corpus=ready.unit, stage="setup",
                                 message=f"rebuilding the tree an engine changed: {exc}"))
         return False
-    fingerprints[ready.corpus.name] = recorded_fingerprint(setup.dirs(root, ready.corpus))
+    fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
     return True
 
 
@@ -301,7 +307,8 @@ def _engine_out(s: LoadedSpec) -> EngineOut:
 
 
 def _corpus_out(p: plan.Plan) -> CorpusOut:
-    return CorpusOut(name=p.corpus.name, pin=p.corpus.pin, identity=p.corpus.identity,
+    return CorpusOut(name=p.unit, pin=p.manifest.pin, identity=p.identity,
+                     track=p.track, corpus=p.corpus.name, track_info=p.track_info,
                      tree=str(p.tree), files=p.manifest.files, tier=p.manifest.tier,
                      languages=p.manifest.languages, queries=len(p.queries),
                      query_set=str(p.query_set.path), query_set_sha256=p.query_set.sha256,

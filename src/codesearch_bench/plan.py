@@ -7,28 +7,53 @@ arguments alone -- engines rotated per corpus so no engine always runs first
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .corpus import setup
 from .corpus.config import Corpus
+from .corpus.layout import CorpusDir
 from .corpus.tree import Manifest
 from .engine.spec import LoadedSpec
 from .errors import CorpusError, QueryError
+from .gold.needles import track as needles
 from .gold.queries import Query, QuerySet, load_queries
 from .gold.sets import resolve_set
 from .model import Span
 
+QUESTIONS = "questions"
+TRACKS = (QUESTIONS, needles.TRACK)
+
 
 @dataclass
 class Plan:
+    """One corpus and one track of it, ready: the tree engines get, its queries and gold."""
+
     corpus: Corpus
     manifest: Manifest
     tree: Path
     query_set: QuerySet
     queries: list[Query]
     gold: dict[str, list[Span]]
+    track: str = QUESTIONS
+    dirs: CorpusDir | None = None  # where the tree and its manifest live (fingerprints)
+    track_info: dict[str, Any] | None = None  # how a generated track was made
+
+    @property
+    def unit(self) -> str:
+        """The name rows and cells carry: the corpus, or `corpus:track` for another track."""
+        return self.corpus.name if self.track == QUESTIONS else f"{self.corpus.name}:{self.track}"
+
+    @property
+    def identity(self) -> str:
+        """What the tree and queries were made from: a change means a new index."""
+        if self.track == QUESTIONS or self.track_info is None:
+            return self.corpus.identity
+        blob = f"{self.corpus.identity}:{self.track_info.get('key', '')}"
+        return hashlib.sha256(blob.encode()).hexdigest()
 
 
 SPLITS = ("all", "dev", "test")
@@ -58,21 +83,60 @@ def pick(qs: QuerySet, split: str = "all", ids: list[str] | None = None,
 
 
 def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
-            split: str = "all", ids: list[str] | None = None,
+            split: str = "all", ids: list[str] | None = None, track: str = QUESTIONS,
             stage: Callable[[str], None] = lambda msg: None) -> Plan:
-    """Set the corpus up if needed, load its queries, resolve their gold; raises BenchError."""
+    """Set the corpus up if needed, load its queries, resolve their gold; raises BenchError.
+
+    The needle track is generated from the set-up tree on first use (and kept).
+    """
+    if track not in TRACKS:
+        raise QueryError(f"no track {track!r}; the tracks are {', '.join(TRACKS)}")
     if not setup.is_set_up(corpora_root, corpus):
         stage(f"setting up corpus {corpus.name}")
     done = setup.setup(corpus, corpora_root)
+    base = setup.dirs(corpora_root.resolve(), corpus)
+    if track == needles.TRACK:
+        return _needle_plan(corpus, base, limit, split, ids, stage)
     if corpus.queries_path is None:
         raise CorpusError(f"corpus {corpus.name!r} has no query set in corpora.toml")
     qs = load_queries(corpus.queries_path)
-    report = resolve_set(corpus, done.tree, qs, setup.dirs(corpora_root.resolve(), corpus).gold)
+    report = resolve_set(corpus, done.tree, qs, base.gold)
     if report.failures:
         raise QueryError(f"corpus {corpus.name!r}: {len(report.failures)} gold item(s) "
                          f"do not resolve (first: {report.failures[0]})",
                          hint=f"run `bench validate --corpus {corpus.name}`")
-    return Plan(corpus, done.manifest, done.tree, qs, pick(qs, split, ids, limit), report.spans)
+    return Plan(corpus, done.manifest, done.tree, qs, pick(qs, split, ids, limit), report.spans,
+                dirs=base)
+
+
+def _needle_plan(corpus: Corpus, base: CorpusDir, limit: int | None, split: str,
+                 ids: list[str] | None, stage: Callable[[str], None]) -> Plan:
+    if not needles.is_built(corpus, base):
+        stage(f"generating the needle track of {corpus.name}")
+    built = needles.prepare(corpus, base)
+    if not built.query_set.queries:
+        raise QueryError(f"corpus {corpus.name!r}: no documented definition survived the "
+                         f"needle filters ({built.record.get('candidates', 0)} candidates)",
+                         hint="this corpus has no needle track; run its questions only")
+    report = resolve_set(corpus, built.dirs.tree, built.query_set, built.dirs.gold)
+    if report.failures:
+        raise QueryError(f"corpus {corpus.name!r}, needle track: {len(report.failures)} gold "
+                         f"item(s) do not resolve (first: {report.failures[0]})",
+                         hint=f"delete {built.dirs.base} to generate it again")
+    return Plan(corpus, built.manifest, built.dirs.tree, built.query_set,
+                pick(built.query_set, split, ids, limit), report.spans, track=needles.TRACK,
+                dirs=built.dirs, track_info=built.record)
+
+
+def rebuild(ready: Plan, corpora_root: Path) -> None:
+    """An engine changed this plan's tree: set the corpus (and its track) up again."""
+    root = corpora_root.resolve()
+    if ready.track == QUESTIONS:
+        setup.invalidate(root, ready.corpus)
+        setup.setup(ready.corpus, root)
+    else:
+        needles.invalidate(setup.dirs(root, ready.corpus))
+        needles.prepare(ready.corpus, setup.dirs(root, ready.corpus))
 
 
 def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
@@ -85,7 +149,7 @@ def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
 
 def cells(plans: list[Plan], specs: list[LoadedSpec],
           shard: tuple[int, int] | None) -> list[tuple[Plan, LoadedSpec]]:
-    """Every (corpus, engine) cell in run order, or this shard's share of them.
+    """Every (corpus track, engine) cell in run order, or this shard's share of them.
 
     Cell j belongs to shard (j mod N) + 1.
     """

@@ -79,7 +79,7 @@ def _same_cell(previous: Previous, key: Cell, loaded: LoadedSpec, ready: plan.Pl
     old_engine, old_corpus = previous.engines.get(key[0]), previous.corpora.get(key[1])
     return (old_engine is not None and old_corpus is not None
             and old_engine.spec_sha256 == loaded.sha256
-            and old_corpus.identity == ready.corpus.identity
+            and old_corpus.identity == ready.identity
             and old_corpus.query_set_sha256 == ready.query_set.sha256
             and old_corpus.queries == len(ready.queries))
 
@@ -108,7 +108,7 @@ def kept_cells(previous: Previous | None, plans: list[plan.Plan], specs: list[Lo
     if previous.cutoffs and previous.cutoffs != list(cutoffs):
         raise UsageError(f"--resume: that run used cutoffs {previous.cutoffs}, this one "
                          f"{list(cutoffs)}; start a new run or pass the same --cutoffs")
-    by_corpus = {p.corpus.name: p for p in plans}
+    by_corpus = {p.unit: p for p in plans}
     by_engine = {s.name: s for s in specs}
     for key in sorted(set(previous.rows) | set(previous.failures)):
         engine, corpus = key
@@ -122,7 +122,7 @@ def kept_cells(previous: Previous | None, plans: list[plan.Plan], specs: list[Lo
                 continue
         elif ready is not None:
             old = previous.corpora.get(corpus)
-            if old is None or old.identity != ready.corpus.identity or \
+            if old is None or old.identity != ready.identity or \
                     old.query_set_sha256 != ready.query_set.sha256:
                 continue  # the corpus changed since: an old row would not be comparable
         elif corpus in previous.corpora:

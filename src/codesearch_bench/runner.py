@@ -45,6 +45,7 @@ class Cell:
     reindex: bool = False
     tree_files: int = 0
     split: str = "all"  # the queries given are all of the set, or its dev or test split
+    track: str = "questions"  # hand-written questions, or the generated needles
 
     @property
     def context(self) -> Context:
@@ -65,7 +66,7 @@ class CellResult:
     def rows(self, cell: Cell) -> list[Row]:
         if self.index is None or self.search is None:
             return []
-        rows = [r.model_copy(update={"split": cell.split}) for r in build_rows(
+        rows = [r.model_copy(update={"split": cell.split, "track": cell.track}) for r in build_rows(
             cell.loaded, cell.corpus, cell.tree, cell.cutoffs, self.index, self.search,
             self.passes)]
         flags = (["!! parse"] if self.parse_problems else []) + (

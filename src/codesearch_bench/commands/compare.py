@@ -9,23 +9,39 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import workdir
 from ..comparison import Events, Options, execute
 from ..errors import Interrupted, TrackingFailed, UsageError, exit_code_of
+from ..plan import TRACKS
 from ..render import progress, table
 from ..render.ui import UI
 from ..tracking import tracker_for
+
+
+@dataclass(frozen=True)
+class Suite:
+    corpus: str | None  # --corpus when none is given (None: the default corpora)
+    query_set: str
+
+
+#: `--suite`: quick stays a few minutes on 2 cores; full is every corpus and both tracks.
+SUITES = {"quick": Suite(None, "questions"), "full": Suite("all", "all")}
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     where = workdir.Where.of(args)
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give the number of queries per corpus, >= 1")
+    suite = SUITES[args.suite]
+    chosen = args.query_set or suite.query_set
     opts = Options(
         engines=list(args.engine), corpora_file=where.corpora_file,
-        corpora_root=where.corpora_root, work=where.work, corpus=args.corpus,
+        corpora_root=where.corpora_root, work=where.work,
+        corpus=args.corpus if args.corpus is not None else suite.corpus,
+        tracks=TRACKS if chosen == "all" else (chosen,),
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
         keep_going=args.keep_going, split=args.split,

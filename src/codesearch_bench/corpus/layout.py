@@ -7,6 +7,8 @@
     <root>/<name>/manifest.json      files, bytes, files per language, tier, pin
     <root>/<name>/gold/              resolved gold spans, cached by content
     <root>/<name>/.setup-done.json   the corpus identity a finished setup was built from
+    <root>/<name>/tracks/<track>/    a track's own tree variant, manifest, gold cache,
+                                     generated queries.jsonl and track.json (how it was made)
 """
 
 from __future__ import annotations
@@ -50,3 +52,15 @@ class CorpusDir:
     @property
     def setup_marker(self) -> Path:
         return self.base / ".setup-done.json"
+
+    def track(self, name: str) -> CorpusDir:
+        """A track's folder, laid out like a corpus's: its tree is what engines search."""
+        return CorpusDir(self.base / "tracks" / name)
+
+    @property
+    def queries(self) -> Path:
+        return self.base / "queries.jsonl"
+
+    @property
+    def record(self) -> Path:
+        return self.base / "track.json"

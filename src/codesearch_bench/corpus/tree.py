@@ -46,6 +46,10 @@ class Manifest:
     subtrees: list[str]
     # None: a manifest written before fingerprints; recorded_fingerprint() adds it.
     fingerprint: fp.Fingerprint | None = None
+    # A track's variant of the tree says how it was made from the corpus's (doc blanking).
+    transform: dict[str, Any] | None = None
+    # Files the include globs chose but a declared rule left out (minified, generated).
+    excluded: dict[str, Any] | None = None
 
     @classmethod
     def read(cls, path: Path) -> Manifest:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Parser, Tree
 
 from ..errors import QueryError
 from .rules import walk
@@ -68,7 +68,7 @@ class GoldError(QueryError):
 
 
 @functools.cache
-def _parser(language: str) -> Parser:
+def grammar(language: str) -> Language:
     if language not in _GRAMMARS:
         raise GoldError(f"no grammar for language {language!r}; known: "
                         f"{', '.join(sorted(_GRAMMARS))}")
@@ -78,12 +78,24 @@ def _parser(language: str) -> Parser:
     except ImportError as exc:
         raise GoldError(f"the {language} grammar is not installed: pip install {distribution}"
                         ) from exc
-    return Parser(Language(getattr(module, function)()))
+    return Language(getattr(module, function)())
+
+
+@functools.cache
+def _parser(language: str) -> Parser:
+    return Parser(grammar(language))
+
+
+def parse(source: bytes, language: str) -> Tree:
+    return _parser(language).parse(source)
 
 
 def definitions(source: bytes, language: str) -> list[Definition]:
     """Every definition in ``source``, ordered by first line (then outermost first)."""
-    tree = _parser(language).parse(source)
+    return definitions_of(parse(source, language), language)
+
+
+def definitions_of(tree: Tree, language: str) -> list[Definition]:
     found = [
         Definition(".".join(names), names[-1], kind, start, max(start, end), declaration)
         for names, kind, start, end, declaration in walk(tree.root_node, language)

@@ -120,16 +120,19 @@ def lint(qs: QuerySet) -> list[str]:
             problems.append(f"{q.id}: same query text as {texts[norm]}")
         texts.setdefault(norm, q.id)
         for gold in q.gold:
-            if not gold.symbol:
-                continue
-            name = gold.symbol.split(".")[-1]
-            text = q.query.lower()
-            if len(name) >= 3 and re.search(rf"(?<![a-z0-9_]){re.escape(name.lower())}"
-                                            r"(?![a-z0-9_])", text):
-                problems.append(f"{q.id}: query text contains the gold symbol name {name!r}")
-                continue
-            words = _words(name)
-            if len(words) >= 2 and " ".join(words) in " ".join(re.findall(r"[a-z0-9]+", text)):
-                problems.append(f"{q.id}: query text spells out the gold symbol name {name!r} "
-                                f"as {' '.join(words)!r}")
+            if gold.symbol and (leak := leaks(q.query, gold.symbol)) is not None:
+                problems.append(f"{q.id}: {leak}")
     return problems
+
+
+def leaks(query: str, symbol: str) -> str | None:
+    """How the query gives the symbol's name away, or None when it does not."""
+    name = symbol.split(".")[-1]
+    text = query.lower()
+    if len(name) >= 3 and re.search(rf"(?<![a-z0-9_]){re.escape(name.lower())}"
+                                    r"(?![a-z0-9_])", text):
+        return f"query text contains the gold symbol name {name!r}"
+    words = _words(name)
+    if len(words) >= 2 and " ".join(words) in " ".join(re.findall(r"[a-z0-9]+", text)):
+        return f"query text spells out the gold symbol name {name!r} as {' '.join(words)!r}"
+    return None

@@ -3,7 +3,7 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 
 from __future__ import annotations
 
-from ..results.schema import ResultFile, Row
+from ..results.schema import ResultFile, Row, Summary
 from .cells import (
     FLAG_HELP,
     HEADLINE,
@@ -97,13 +97,19 @@ def render_markdown(result: ResultFile) -> str:
 
 
 def _summary(result: ResultFile) -> list[str]:
-    from .table import summary_tables
+    from .table import summaries
 
-    head, macro, pairs = summary_tables(result)
+    return [line for s in summaries(result) for line in _one_summary(result, s)]
+
+
+def _one_summary(result: ResultFile, summary: Summary) -> list[str]:
+    from .table import summary_tables, summary_title
+
+    head, macro, pairs = summary_tables(result, summary)
     if not macro:
         return []
-    corpora = len(result.summary.corpora) if result.summary else 0
-    out = [f"### Across {corpora} corpora\n",
+    title = summary_title(summary, result)
+    out = [f"### {title[:1].upper()}{title[1:]}\n",
            "Mean of the per-corpus means, with a 95% interval resampling queries within each "
            "corpus.\n", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in macro]
@@ -117,7 +123,7 @@ def _summary(result: ResultFile) -> list[str]:
 def headline_markdown(result: ResultFile) -> str:
     """The headline view as Markdown: per corpus the headline table, then the summary across
     corpora -- what README.md's results section is generated from."""
-    from .table import summary_tables
+    from .table import summaries
 
     out: list[str] = []
     for corpus, info in result.corpora.items():
@@ -132,11 +138,20 @@ def headline_markdown(result: ResultFile) -> str:
             cells = headline(r, tiers.get((r.engine, r.per_file), ""))
             out.append("| " + " | ".join(_cell(c).replace("*", "\\*") for c in cells) + " |")
         out.append("")
-    head, macro, pairs = summary_tables(result)
+    for summary in summaries(result):
+        out += _headline_summary(result, summary)
+    return "\n".join(out)
+
+
+def _headline_summary(result: ResultFile, summary: Summary) -> list[str]:
+    from .table import summary_tables, summary_title
+
+    out: list[str] = []
+    head, macro, pairs = summary_tables(result, summary)
     if macro:
-        out.append(f"**Across {len(result.summary.corpora) if result.summary else 0} "
-                   "corpora** (mean of per-corpus means, 95% interval resampling queries "
-                   "within each corpus):\n")
+        title = summary_title(summary, result)
+        out.append(f"**{title[:1].upper()}{title[1:]}** (mean of per-corpus means, 95% "
+                   "interval resampling queries within each corpus):\n")
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in macro]
@@ -147,4 +162,4 @@ def headline_markdown(result: ResultFile) -> str:
             out.append("|---|---|---|")
             out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in pairs]
             out.append("")
-    return "\n".join(out)
+    return out

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..results.schema import Comparison, ResultFile, Row
+from ..results.schema import Comparison, ResultFile, Row, Summary
 from .cells import (
     FLAG_HELP,
     HEADLINE,
@@ -124,10 +124,24 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
 SUMMARY_METRICS = ("file.hit@10", "file.mrr")
 
 
-def summary_tables(result: ResultFile) -> tuple[list[str], list[list[str]], list[list[str]]]:
-    """The suite summary as (head, macro rows, pair rows): macro means with their stratified
-    intervals per engine, then wins/ties/losses per pair, on SUMMARY_METRICS."""
-    summary = result.summary
+def summaries(result: ResultFile) -> list[Summary]:
+    """One summary per track (a file written before tracks has only `summary`)."""
+    return list(result.summaries) or ([result.summary] if result.summary else [])
+
+
+def summary_title(summary: Summary, result: ResultFile) -> str:
+    """"across 8 corpora", with the track named when it is not the only one or not questions."""
+    named = len(summaries(result)) > 1 or summary.track != "questions"
+    return f"across {len(summary.corpora)} corpora" + (f", {summary.track} track" if named
+                                                        else "")
+
+
+def summary_tables(result: ResultFile, summary: Summary | None = None
+                   ) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """A suite summary (the result's main one by default) as (head, macro rows, pair rows):
+    macro means with their stratified intervals per engine, then wins/ties/losses per pair,
+    on SUMMARY_METRICS."""
+    summary = summary if summary is not None else result.summary
     head = ["engine", *SUMMARY_METRICS, "corpora"]
     if summary is None:
         return head, [], []
@@ -150,12 +164,17 @@ def summary_tables(result: ResultFile) -> tuple[list[str], list[list[str]], list
 
 
 def _summary(console: Console, result: ResultFile, *, plain: bool) -> None:
-    head, macro, pairs = summary_tables(result)
+    for summary in summaries(result):
+        _one_summary(console, result, summary, plain=plain)
+
+
+def _one_summary(console: Console, result: ResultFile, summary: Summary, *,
+                 plain: bool) -> None:
+    head, macro, pairs = summary_tables(result, summary)
     if not macro:
         return
-    corpora = len(result.summary.corpora) if result.summary else 0
-    title = (f"across {corpora} corpora: mean of per-corpus means, 95% interval resampling "
-             "queries within each corpus")
+    title = (f"{summary_title(summary, result)}: mean of per-corpus means, 95% interval "
+             "resampling queries within each corpus")
     pair_head = ["metric", "A − B", "won/tied/lost"]
     if plain:
         console.print(f"### {title}\n\n{_pipe(head, macro)}\n\n{_pipe(pair_head, pairs)}\n",

@@ -34,7 +34,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -145,6 +145,8 @@ class Row(_M):
     queries: list[QueryOutcome]
     split: str = Field(default="all", description="the queries this row averages: all, or "
                        "only those of the dev or the test split")
+    track: str = Field(default="questions", description="the query track: hand-written "
+                       "questions, or needles generated from the code's doc comments")
     parse_problems: list[str] = Field(
         default_factory=list,
         description="parse paths that matched nothing in any answer, with the keys the "
@@ -235,6 +237,7 @@ class Summary(_M):
     corpora: list[str]
     macro: list[MacroMean]
     pairs: list[PairRecord]
+    track: str = Field(default="questions", description="the track these corpora's rows are of")
 
 
 class Failure(_M):
@@ -258,6 +261,13 @@ class CorpusOut(_M):
     query_set_sha256: str
     splits: dict[str, int] = Field(default_factory=dict, description="the queries run, by "
                                    "split (dev, test, none)")
+    track: str = Field(default="questions", description="questions (hand-written) or needles "
+                       "(generated from doc comments, searched in a doc-blanked tree)")
+    corpus: str | None = Field(default=None, description="the corpus this track is of (name "
+                               "is `corpus:track` for a track other than questions)")
+    track_info: dict[str, Any] | None = Field(
+        default=None, description="how a generated track was made: generator version and "
+        "parameters, the transform, candidates kept and dropped by reason")
 
 
 class EngineOut(_M):
@@ -289,7 +299,11 @@ class ResultFile(_M):
         "metric: the engines in significance tiers")
     summary: Summary | None = Field(
         default=None, description="across corpora: macro means with stratified bootstrap "
-        "intervals, and win/tie/loss counts per engine pair (two or more corpora)")
+        "intervals, and win/tie/loss counts per engine pair (two or more corpora): the "
+        "questions track's, or the only track's")
+    summaries: list[Summary] = Field(
+        default_factory=list, description="one summary per track with two or more corpora; "
+        "tracks are never pooled")
 
     @classmethod
     def load(cls, path: Path) -> ResultFile:

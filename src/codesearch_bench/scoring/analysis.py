@@ -38,10 +38,12 @@ class Statistics:
     comparisons: list[Comparison]
     tiers: list[TierGroup]
     summary: Summary | None
+    summaries: list[Summary]
 
     def as_update(self) -> dict[str, object]:
         """For `ResultFile.model_copy(update=...)`."""
-        return {"comparisons": self.comparisons, "tiers": self.tiers, "summary": self.summary}
+        return {"comparisons": self.comparisons, "tiers": self.tiers, "summary": self.summary,
+                "summaries": self.summaries}
 
 
 def headline_groups(rows: list[Row], order: list[str] | None = None
@@ -184,5 +186,15 @@ def statistics(rows: list[Row], order: list[str] | None = None, *,
         found = group_comparisons(group, queries=queries, group_label=group_label)
         comparisons += found
         tier_groups += group_tiers(group, found, queries=queries, group_label=group_label)
-    return Statistics(comparisons, tier_groups,
-                      suite_summary(rows, comparisons, order, queries=queries))
+    # Tracks never pool: a needle and a question are different tasks.
+    summaries = []
+    for track in dict.fromkeys(r.track for r in rows):
+        units = {r.corpus for r in rows if r.track == track}
+        found_summary = suite_summary([r for r in rows if r.track == track],
+                                      [c for c in comparisons if c.corpus in units], order,
+                                      queries=queries)
+        if found_summary is not None:
+            summaries.append(found_summary.model_copy(update={"track": track}))
+    main = next((s for s in summaries if s.track == "questions"), None) or \
+        (summaries[0] if len(summaries) == 1 else None)
+    return Statistics(comparisons, tier_groups, main, summaries)

@@ -25,13 +25,23 @@ def _interval(mean: Any, lo: Any, hi: Any) -> Markup:
 
 
 def summary_section(result: ResultFile) -> Markup:
-    summary = getattr(result, "summary", None)
-    if summary is None:
-        return esc("")
+    """One section per track's summary (a file written before tracks has only `summary`)."""
+    found = list(getattr(result, "summaries", None) or [])
+    main = getattr(result, "summary", None)
+    if not found and main is not None:
+        found = [main]
+    named = len(found) > 1
+    return join([_one(s, named) for s in found]) if found else esc("")
+
+
+def _one(summary: object, named: bool) -> Markup:
+    track = str(get(summary, "track") or "questions")
     macro = list(get(summary, "macro") or [])
     pairs = list(get(summary, "pairs") or [])
     corpora = [str(c) for c in get(summary, "corpora") or []]
-    parts = [tag("h2", "Across corpora"),
+    title = f"Across corpora, {track} track" if named or track != "questions" else \
+        "Across corpora"
+    parts = [tag("h2", title),
              tag("p", f"Over {len(corpora)} corpora ({', '.join(corpora)}): the mean of the "
                  "per-corpus means, with a 95% bootstrap interval resampling queries within "
                  "each corpus; an engine is averaged over the corpora where it has a row.",
@@ -75,4 +85,5 @@ def summary_section(result: ResultFile) -> Markup:
                       table, open=len(pairs) <= 12),
                   tag("p", "Won or lost: significant on that corpus after Holm correction; "
                       "tied: not significant there.", class_="note")]
-    return tag("section", join(parts), id="summary", class_="summary")
+    return tag("section", join(parts), id=f"summary-{track}" if named else "summary",
+               class_="summary")
