@@ -26,6 +26,11 @@ class Entry(BaseModel):
     languages: list[str] = Field(default=[])
     queries: str | None = Field(default=None, description="query set, relative to corpora.toml")
     h_as_cpp: bool = Field(default=False, description="parse .h files as C++")
+    max_line_length: int = Field(default=5000, ge=0, description="leave out files with a line "
+                                 "longer than this (minified, bundled, data); 0: no limit")
+    exclude_generated: bool = Field(default=True, description="leave out files whose head "
+                                    "carries a generator's marker (Code generated ... DO NOT "
+                                    "EDIT, @generated)")
 
     @field_validator("subtrees")
     @classmethod

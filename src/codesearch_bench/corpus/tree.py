@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -25,7 +24,9 @@ from typing import Any
 
 from ..errors import CorpusError
 from . import fingerprint as fp
+from . import generated
 from .entry import Entry
+from .globs import glob_to_regex
 from .languages import language_for
 from .layout import CorpusDir
 
@@ -95,28 +96,6 @@ def tier(files: int) -> str:
     return "small" if files < SMALL else "medium" if files < MEDIUM else "large"
 
 
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """`**` spans folders, `*` and `?` stay inside one; matched against posix paths."""
-    i, out = 0, ""
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-        elif pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-        elif pattern[i] == "*":
-            out += "[^/]*"
-            i += 1
-        elif pattern[i] == "?":
-            out += "[^/]"
-            i += 1
-        else:
-            out += re.escape(pattern[i])
-            i += 1
-    return re.compile(out + r"\Z")
-
-
 def selected_files(name: str, spec: Entry, checkout: Path) -> list[str]:
     include = [glob_to_regex(g) for g in spec.include]
     exclude = [glob_to_regex(g) for g in [*DEFAULT_EXCLUDE, *spec.exclude]]
@@ -182,9 +161,12 @@ def _remove(tree: Path) -> None:
 def build_tree(name: str, pin: str, spec: Entry, checkout: Path, dirs: CorpusDir, *,
                link: bool = False) -> Manifest:
     """The tree from checkout, copied; `link=True` hard-links (only for bench's own checkouts)."""
-    files = selected_files(name, spec, checkout)
+    files, excluded = generated.apply(checkout, selected_files(name, spec, checkout), spec)
     if not files:
-        raise CorpusError(f"corpus {name!r}: subtrees/include/exclude select no files")
+        raise CorpusError(f"corpus {name!r}: subtrees/include/exclude select no files",
+                          hint="the minified/generated rule left out "
+                          f"{sum(excluded['counts'].values())}: see max_line_length and "
+                          "exclude_generated" if excluded["counts"] else "")
     tmp = Path(tempfile.mkdtemp(prefix=".tree.", dir=dirs.base))
     try:
         total = 0
@@ -214,7 +196,8 @@ def build_tree(name: str, pin: str, spec: Entry, checkout: Path, dirs: CorpusDir
         raise
     manifest = Manifest(corpus=name, pin=pin, files=len(files), bytes=total,
                         languages=dict(sorted(langs.items())), tier=tier(len(files)),
-                        subtrees=list(spec.subtrees), fingerprint=fp.take(dirs.tree))
+                        subtrees=list(spec.subtrees), fingerprint=fp.take(dirs.tree),
+                        excluded=excluded)
     manifest.write(dirs.manifest)
     return manifest
 
