@@ -21,7 +21,7 @@ from .grammars import GoldError, grammar_versions
 from .queries import GoldRef, QuerySet
 from .resolve import resolve
 
-POLICY_VERSION = 1  # bump when the span policy in PROTOCOL.md changes
+POLICY_VERSION = 2  # bump when the span policy in PROTOCOL.md changes (2: Go var blocks)
 
 
 @dataclass

@@ -27,7 +27,7 @@ from . import summary as sm
 class Params:
     seed: int = 0
     per_corpus: int = 400
-    per_file: int = 10
+    per_file: int = 20
     min_words: int = sm.MIN_WORDS
     min_chars: int = sm.MIN_CHARS
     max_chars: int = sm.MAX_CHARS

@@ -26,7 +26,9 @@ def _go_single(node: Node) -> Node:
     """A lone spec in its declaration takes the declaration's span (the keyword line)."""
     parent = node.parent
     if parent is not None and parent.type == "var_spec_list":
-        parent = parent.parent if len(parent.named_children) == 1 else None
+        # Comments inside the block do not count: blanking them must not move a span.
+        inner = [c for c in parent.named_children if c.type not in COMMENTS]
+        parent = parent.parent if len(inner) == 1 else None
     if parent is not None and parent.type.endswith("_declaration"):
         specs = [c for c in parent.named_children if c.type not in COMMENTS]
         if len(specs) == 1:
