@@ -7,4 +7,4 @@ side.
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "3"
+PROTOCOL_VERSION = "4"
