@@ -19,6 +19,7 @@ from codesearch_bench.gold.needles import docs, summary
 from codesearch_bench.gold.needles import track as needles
 from codesearch_bench.gold.needles.generate import Params, candidate
 from codesearch_bench.gold.resolve import resolve
+from codesearch_bench.render.suite import suite_markdown
 from codesearch_bench.results.schema import ResultFile
 
 # One documented definition per language, the doc's words chosen so none is code.
@@ -258,6 +259,9 @@ def test_compare_runs_both_tracks_and_never_pools_them(tmp_path: Path) -> None:
     assert sorted((s.track, tuple(s.corpora)) for s in result.summaries) == [
         ("needles", ("mini:needles", "mini2:needles")), ("questions", ("mini", "mini2"))]
     assert result.summary is not None and result.summary.track == "questions"
+    view = suite_markdown(result)
+    assert "#### Questions track" in view and "#### Needles track" in view
+    assert "| mini:needles | small |" in view and "MDD file MRR" in view
 
 
 def test_the_suites(tmp_path: Path) -> None:
