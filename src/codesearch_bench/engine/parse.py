@@ -23,7 +23,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]
 from ..model import Hit
 from . import fields
 from .jsonread import NotJSON, Problem, brief, loads, lookup
-from .spec import ParseSpec
+from .parsespec import ParseSpec
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_ERRORS", "ParseResult", "decode", "lookup", "parse"]
 
@@ -218,7 +218,8 @@ def _add(spec: ParseSpec, record: Any, result: ParseResult, prefix: str = "") ->
     _seen(spec, record, result)
     try:
         start, end = _span(spec, record)
-        path = fields.path(lookup(record, spec.path))
+        # A text answer names no place: its items are graded by their text alone.
+        path = fields.path(lookup(record, spec.path)) if spec.path else ""
         text = fields.text(lookup(record, spec.text)) if spec.text else None
         score = fields.number(lookup(record, spec.score)) if spec.score else None
     except ValueError as exc:

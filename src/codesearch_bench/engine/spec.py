@@ -19,7 +19,6 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     ValidationError,
     WithJsonSchema,
@@ -32,6 +31,8 @@ from ..errors import SpecError
 from . import templating, variables
 from .budget import MAX_TEMPLATE_CHARS
 from .durations import DURATION_PATTERN, parse_duration
+from .parsespec import ParseSpec
+from .parsespec import Strict as _Model
 
 #: The longest timeout a spec may ask for. Waits take at most
 #: threading.TIMEOUT_MAX (about 292 years on Linux, far less elsewhere), and
@@ -74,11 +75,6 @@ MAX_SPEC_TEMPLATE_CHARS = 16 * 1024
 # Always fullmatch: `$` would accept a trailing newline.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-REGEX_GROUPS = ("path", "start", "end", "text", "score")
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class CommandSpec(_Model):
@@ -93,76 +89,6 @@ class CommandSpec(_Model):
 
     def timeout_or(self, default: float) -> float:
         return self.timeout if self.timeout is not None else default
-
-
-class ParseSpec(_Model):
-    """How to turn the engine's stdout into hits. Field names are dotted paths."""
-
-    format: Literal["json", "jsonl", "regex"]
-    results: str | None = Field(
-        default=None,
-        description="dotted path to the list of hits (json); absent: the document is the list",
-    )
-    path: str = Field(default="path", description="field holding the file path")
-    start: str | None = Field(default=None, description="field holding the first line")
-    end: str | None = Field(default=None, description="field holding the last line")
-    lines: str | None = Field(
-        default=None, description="field holding a line range: '12-30', '12', or [12, 30]"
-    )
-    text: str | None = Field(default=None, description="field holding the text shown")
-    score: str | None = Field(default=None, description="field holding the engine's score")
-    pattern: str | None = Field(
-        default=None,
-        description="regex format: applied per line, named groups path, start, end, text, score",
-    )
-    error: str | None = Field(
-        default=None,
-        description="field that, when present and non-empty, makes the query a failure with "
-        "that message (json/jsonl), e.g. an MCP bridge's {\"error\": \"...\"}",
-    )
-
-    @model_validator(mode="after")
-    def _format_rules(self) -> ParseSpec:
-        if self.format == "regex":
-            if not self.pattern:
-                raise ValueError("format 'regex' needs `pattern` with a (?P<path>...) group")
-            try:
-                compiled = re.compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"`pattern` is not a valid regex: {exc}") from None
-            if "path" not in compiled.groupindex:
-                raise ValueError("`pattern` needs a named group (?P<path>...)")
-            extra = set(compiled.groupindex) - set(REGEX_GROUPS)
-            if extra:
-                raise ValueError(
-                    f"`pattern` has unknown named groups {sorted(extra)}; "
-                    f"use only {', '.join(REGEX_GROUPS)}"
-                )
-            mapped = [f for f in ("results", "start", "end", "lines", "text", "score", "error")
-                      if getattr(self, f) is not None]
-            if mapped or self.path != "path":
-                names = mapped + (["path"] if self.path != "path" else [])
-                raise ValueError(
-                    f"format 'regex' takes fields from the pattern's named groups; "
-                    f"remove {', '.join(names)}"
-                )
-        elif self.pattern is not None:
-            raise ValueError(f"`pattern` is only for format 'regex', not {self.format!r}")
-        if self.lines is not None and (self.start is not None or self.end is not None):
-            raise ValueError("give either `lines` or `start`/`end`, not both")
-        return self
-
-    def has_spans(self) -> bool:
-        if self.format == "regex":
-            assert self.pattern is not None
-            return "start" in re.compile(self.pattern).groupindex
-        return self.start is not None or self.lines is not None
-
-    def has_text(self) -> bool:
-        if self.format == "regex":
-            assert self.pattern is not None
-            return "text" in re.compile(self.pattern).groupindex
-        return self.text is not None
 
 
 class EngineSpec(_Model):
@@ -185,6 +111,13 @@ class EngineSpec(_Model):
     strip_prefix: str = Field(default="", description="path prefix dropped from every result")
     line_base: Literal[0, 1] = Field(default=1, description="0 for a tool counting from zero")
     mode: Literal["oneshot", "persistent"] = "oneshot"
+    answer: Literal["ranked", "text", "blob"] = Field(
+        default="ranked", description="ranked: places in the tree, graded by path and span; "
+        "text: a ranked list of text items, graded by content; blob: one text answer, graded "
+        "by content, rank-1 metrics only")
+    content_threshold: int = Field(
+        default=85, ge=1, le=100, description="text and blob answers: an item is relevant "
+        "when rapidfuzz partial_ratio with a gold span's text reaches this")
     env: list[str] = Field(default=[], description="KEY=value entries; values are templates")
     index: CommandSpec | None = None
     search: CommandSpec
@@ -232,6 +165,12 @@ class EngineSpec(_Model):
 
     @model_validator(mode="after")
     def _cross_field(self) -> EngineSpec:
+        if self.answer != "ranked" and not self.parse.has_text():
+            raise ValueError(f"answer {self.answer!r} is graded by its text: set parse.text to "
+                             "the field holding it")
+        if self.answer == "ranked" and not self.parse.path:
+            raise ValueError("parse.path is null: an engine without paths declares answer "
+                             "'text' (a ranked list of text items) or 'blob' (one answer)")
         if self.text_from_corpus and not self.spans:
             raise ValueError("text_from_corpus needs spans: true (it reads the lines at each span)")
         if self.spans and not self.parse.has_spans():

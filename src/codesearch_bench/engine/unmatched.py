@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import process as fuzz_process
 
 from .parse import ParseResult
-from .spec import ParseSpec
+from .parsespec import ParseSpec
 
 _FIELDS = ("path", "start", "end", "lines", "text", "score")
 

@@ -27,6 +27,10 @@ FLAG_HELP = {
                 "empty index or a dead tool, not a measurement",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
     "chunk_not_entered": "no spans, or no gold span: graded at file granularity only",
+    "content_graded": "answers are text with no paths: an item counts when it contains a "
+                      "gold span's text (partial_ratio >= content_threshold); the chunk column "
+                      "shows content recall@10 (c ...), a single blob only its hit@1",
+    "content_not_entered": "no query had gold with a span: text answers cannot be graded",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",
     "outside": "results pointing outside the tree, dropped and never read",
     "undecodable": "bytes of output that were not UTF-8, replaced before parsing",
@@ -108,10 +112,16 @@ def headline(row: Row, tier: str = "") -> list[str]:
     m = row.metrics
     index, _ = index_cells(row)
     chunk = plus_minus(m.get("chunk.recall@10")) or "n/e"
+    file, mrr = plus_minus(m.get("file.recall@10")), fmt(m.get("file.mrr"))
+    if row.content_threshold is not None:
+        # No paths to grade: the chunk column shows content recall (a blob: its hit@1).
+        file = "n/e"
+        chunk = "c " + (plus_minus(m.get("content.recall@10")) or
+                        plus_minus(m.get("content.hit@1")) or "n/e")
+        mrr = fmt(m.get("content.mrr")) or "n/e"
     mode = "persistent" if row.search.mode == "persistent" else "oneshot"
-    return [row.engine, tier, mode, plus_minus(m.get("file.recall@10")), chunk,
-            fmt(m.get("file.mrr")), tokens(row), secs(row.search.p50_s), index,
-            " ".join(row.flags)]
+    return [row.engine, tier, mode, file, chunk, mrr, tokens(row), secs(row.search.p50_s),
+            index, " ".join(row.flags)]
 
 
 def detectable(c: Comparison) -> str:

@@ -82,6 +82,10 @@ class QueryOutcome(_M):
     tokens_to_first_gold: int | None = None
     chunk_entered: bool = Field(
         default=False, description="chunk metrics apply: the engine has spans and gold a span")
+    answer: str = Field(default="ranked", description="how the answer was graded: ranked "
+                        "(paths and spans), text or blob (by content, the content.* metrics)")
+    content_entered: bool = Field(
+        default=False, description="content metrics apply: a text answer and gold with a span")
     scores: dict[str, float] = Field(default_factory=dict)
     replaced_bytes: int = Field(default=0, description="undecodable output bytes replaced")
     line_zero: bool = Field(
@@ -155,6 +159,9 @@ class Row(_M):
         default_factory=list,
         description="what the engine changed in its candidate tree (flag !! tree_modified); "
         "the tree was rebuilt before the next engine ran")
+    content_threshold: int | None = Field(
+        default=None, description="a content-graded row (flag content_graded): the "
+        "partial_ratio an item needed to count as containing a gold span")
 
 
 class Comparison(_M):

@@ -17,7 +17,7 @@ from ..engine.driver import SearchResult
 from ..engine.spec import EngineSpec
 from ..model import Slot, Span
 from ..results.schema import GoldOut, QueryOutcome, SlotOut
-from . import metrics, tokens
+from . import content, metrics, tokens
 from .grade import Grade, depth_limited, grade, lacks_spans
 from .normalize import Normalized, collapse, normalize
 
@@ -45,6 +45,8 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
                        replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
                        chunk_entered=spec.spans and any(not g.file_level for g in gold))
     evaluation = Evaluation(out)
+    if spec.answer != "ranked":
+        return _by_content(evaluation, found, gold, spec, text, cutoffs)
     if found.error is not None:
         return evaluation
     out.line_zero = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
@@ -75,6 +77,32 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
     out.scores = scores(graded, cutoffs)
     if spec.has_token_column:
         out.tokens, out.tokens_to_first_gold = _tokens(spec, text, slots, graded, cutoffs)
+    return evaluation
+
+
+def _by_content(evaluation: Evaluation, found: SearchResult, gold: list[Span],
+                spec: EngineSpec, text: TreeText, cutoffs: Sequence[int]) -> Evaluation:
+    """A text answer: each item graded by whether it contains a gold span's text."""
+    out = evaluation.outcome
+    golds = content.gold_texts(gold, text)
+    out.answer, out.chunk_entered, out.content_entered = spec.answer, False, bool(golds)
+    if found.error is not None:
+        return evaluation
+    items = [h.text or "" for h in found.hits]
+    if spec.answer == "blob":
+        items = ["\n".join(items)] if items else []  # one answer, however it was split
+    items = items[:content.MAX_ITEMS]
+    if not gold:
+        out.error = "no resolved gold for this query"
+        return evaluation
+    if golds:
+        found_gains = content.gains(items, golds, spec.content_threshold)
+        out.scores = content.scores(found_gains, len(golds), cutoffs,
+                                    blob=spec.answer == "blob")
+    out.n_slots = len(items)
+    if spec.has_token_column:
+        counts = [tokens.count(item) for item in items]
+        out.tokens = {f"tokens@{k}": sum(counts[:k]) for k in cutoffs}
     return evaluation
 
 

@@ -66,6 +66,7 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
             flags=_flags(loaded, run, token_column, search), errors=sum(o.error is not None
                                                                 for o in run.outcomes),
             queries=run.outcomes,
+            content_threshold=spec.content_threshold if spec.answer != "ranked" else None,
         ))
     return rows
 
@@ -134,7 +135,12 @@ def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) 
         flags.append(f"!! line_base={line_zero}")
     if token_column == "corpus":
         flags.append("*")
-    if not spec.spans or all(o.chunk_gains is None for o in answered):
+    if spec.answer != "ranked":
+        # Graded by what the text contains: file and chunk metrics are not entered.
+        flags.append("content_graded")
+        if answered and not any(o.content_entered for o in answered):
+            flags.append("content_not_entered")
+    elif not spec.spans or all(o.chunk_gains is None for o in answered):
         flags.append("chunk_not_entered")
     errors = len(run.outcomes) - len(answered)
     if errors:

@@ -14,6 +14,7 @@ import math
 from collections.abc import Collection, Sequence
 
 from ..results.schema import QueryOutcome
+from . import content
 
 
 def failed_value(metric: str) -> float:
@@ -25,6 +26,8 @@ def applies(metric: str, outcome: QueryOutcome) -> bool:
     """The metric is defined for this query (failed queries included, as misses)."""
     if outcome.error is None:
         return metric in outcome.scores
+    if outcome.answer != "ranked":
+        return content.applies(metric, outcome.answer, outcome.content_entered)
     return not metric.startswith("chunk.") or outcome.chunk_entered
 
 
