@@ -45,9 +45,10 @@ _TIMING = {"latency_s", "wall_s", "p50_s", "p95_s", "peak_rss_bytes", "rss_metho
 
 
 # The values a field added since the file was saved has when it says nothing new.
-_SILENT: list[object] = [None, [], {}, 0, "all", {"none": 4}, "questions"]
+_SILENT: list[object] = [None, [], {}, 0, "all", {"none": 4}, "questions", "ranked"]
 _ADDED = {"tree_changes", "unsolicited", "parse_problems", "split", "tags", "splits", "gold",
-          "track", "corpus", "track_info", "summaries"}
+          "track", "corpus", "track_info", "summaries", "answer", "content_entered",
+          "content_threshold", "provenance"}
 
 
 def _strip(value: Any) -> Any:

@@ -83,9 +83,10 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="engine spec (repeatable; default: engines/default-engines.txt)")
     p.add_argument("--corpus", default=None,
                    help="NAME[,NAME...] or all (default: the suite's corpora)")
-    p.add_argument("--suite", choices=["quick", "full"], default="quick",
+    p.add_argument("--suite", default="quick", metavar="quick|full|DIR",
                    help="quick (default): the default corpora, hand-written questions; full: "
-                   "every corpus, questions and needles")
+                   "every corpus, questions and needles; DIR: a suite `bench import` wrote "
+                   "(its corpora.toml, every corpus)")
     p.add_argument("--query-set", choices=["questions", "needles", "all"], default=None,
                    help="hand-written questions, needles generated from the code's doc "
                    "comments (searched in a doc-blanked tree), or both (default: the suite's)")
@@ -149,6 +150,28 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("-o", "--output", type=Path, default=None, help="merged result file")
 
 
+def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
+    from .datasets import IMPORTERS  # names only: the choices
+
+    p = sub.add_parser(
+        "import", help="turn a public benchmark's files into a suite compare can run",
+        description="Convert a dataset you downloaded into a suite: corpora.toml (each tree "
+        "pinned by content), query sets, and the dataset's provenance in every entry. Run it "
+        "with `bench compare --suite OUT`.")
+    p.add_argument("dataset", choices=sorted(IMPORTERS), help="the dataset's format")
+    p.add_argument("--from", dest="source", type=Path, required=True, metavar="PATH",
+                   help="the downloaded dataset (BEIR: the folder with corpus.jsonl)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="the suite folder to write (default: ./suites/<name>)")
+    p.add_argument("--name", default=None, help="corpus name (default: the dataset folder's)")
+    p.add_argument("--split", default="test", help="which qrels to import (default test)")
+    p.add_argument("--ext", default="txt",
+                   help="extension of the generated files, e.g. py for a grammar (default txt)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N queries")
+    p.add_argument("--license", default=None, help="the dataset's license, when its files "
+                   "do not say (recorded in the provenance)")
+
+
 def build_parser() -> _Parser:
     parser = _Parser(
         prog="bench",
@@ -163,6 +186,7 @@ def build_parser() -> _Parser:
     _add_probe(sub)
     _add_compare(sub)
     _add_report(sub)
+    _add_import(sub)
     return parser
 
 
@@ -198,6 +222,7 @@ COMMANDS = {
     "probe": "codesearch_bench.commands.probe",
     "compare": "codesearch_bench.commands.compare",
     "report": "codesearch_bench.commands.report",
+    "import": "codesearch_bench.commands.import_",
 }
 
 

@@ -309,6 +309,7 @@ def _engine_out(s: LoadedSpec) -> EngineOut:
 def _corpus_out(p: plan.Plan) -> CorpusOut:
     return CorpusOut(name=p.unit, pin=p.manifest.pin, identity=p.identity,
                      track=p.track, corpus=p.corpus.name, track_info=p.track_info,
+                     provenance=p.corpus.spec.provenance,
                      tree=str(p.tree), files=p.manifest.files, tier=p.manifest.tier,
                      languages=p.manifest.languages, queries=len(p.queries),
                      query_set=str(p.query_set.path), query_set_sha256=p.query_set.sha256,

@@ -31,14 +31,25 @@ class Suite:
 SUITES = {"quick": Suite(None, "questions"), "full": Suite("all", "all")}
 
 
+def _suite(value: str, corpora_file: Path) -> tuple[Suite, Path]:
+    """A named suite over the corpora file, or a folder `bench import` wrote."""
+    if value in SUITES:
+        return SUITES[value], corpora_file
+    folder = Path(value)
+    if (folder / "corpora.toml").is_file():
+        return Suite("all", "questions"), folder / "corpora.toml"
+    raise UsageError(f"--suite {value!r}: give quick, full, or a folder holding corpora.toml "
+                     "(what `bench import` writes)")
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     where = workdir.Where.of(args)
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give the number of queries per corpus, >= 1")
-    suite = SUITES[args.suite]
+    suite, corpora_file = _suite(args.suite, where.corpora_file)
     chosen = args.query_set or suite.query_set
     opts = Options(
-        engines=list(args.engine), corpora_file=where.corpora_file,
+        engines=list(args.engine), corpora_file=corpora_file,
         corpora_root=where.corpora_root, work=where.work,
         corpus=args.corpus if args.corpus is not None else suite.corpus,
         tracks=TRACKS if chosen == "all" else (chosen,),

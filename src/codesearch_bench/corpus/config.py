@@ -39,8 +39,11 @@ class Corpus:
 
     @property
     def identity(self) -> str:
-        """Hash of everything that shapes the tree: a change means a rebuild."""
-        blob = json.dumps(self.spec.model_dump(mode="json"), sort_keys=True)
+        """Hash of everything that shapes the tree: a change means a rebuild.
+
+        Unset optional keys are left out, so a key added to the format later does not
+        rebuild every corpus that never sets it."""
+        blob = json.dumps(self.spec.model_dump(mode="json", exclude_none=True), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     @property

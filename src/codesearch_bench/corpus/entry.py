@@ -8,6 +8,7 @@ subtree; `queries` is relative to the corpora file.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -28,6 +29,9 @@ class Entry(BaseModel):
     h_as_cpp: bool = Field(default=False, description="parse .h files as C++")
     max_line_length: int = Field(default=5000, ge=0, description="leave out files with a line "
                                  "longer than this (minified, bundled, data); 0: no limit")
+    provenance: dict[str, Any] | None = Field(
+        default=None, description="where an imported suite came from (`bench import`): "
+        "dataset, files and their sha256, rows kept and dropped, license")
     exclude_generated: bool = Field(default=True, description="leave out files whose head "
                                     "carries a generator's marker (Code generated ... DO NOT "
                                     "EDIT, @generated)")

@@ -31,6 +31,8 @@ class GoldRef(BaseModel):
     symbol: str | None = None
     kind: str | None = None
     line: int | None = Field(default=None, ge=1)
+    grade: int | None = Field(default=None, ge=0, description="an imported dataset's graded "
+                              "relevance (BEIR qrels score); kept, scored as relevant")
 
     @field_validator("path")
     @classmethod

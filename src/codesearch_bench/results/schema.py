@@ -272,6 +272,9 @@ class CorpusOut(_M):
                        "(generated from doc comments, searched in a doc-blanked tree)")
     corpus: str | None = Field(default=None, description="the corpus this track is of (name "
                                "is `corpus:track` for a track other than questions)")
+    provenance: dict[str, Any] | None = Field(
+        default=None, description="an imported suite's provenance from corpora.toml: dataset, "
+        "revision, source files' sha256, rows kept and dropped with reasons, license")
     track_info: dict[str, Any] | None = Field(
         default=None, description="how a generated track was made: generator version and "
         "parameters, the transform, candidates kept and dropped by reason")

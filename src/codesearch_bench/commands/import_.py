@@ -1,0 +1,35 @@
+"""`bench import`: a public benchmark's files -> a suite folder `bench compare --suite` runs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..corpus.config import load_corpora
+from ..datasets import IMPORTERS
+from ..datasets.base import Options
+from ..datasets.write import write
+from ..errors import UsageError
+from ..render.ui import UI
+
+
+def run(args: argparse.Namespace, ui: UI) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit {args.limit}: give a number of queries >= 1")
+    importer = IMPORTERS[args.dataset]
+    suite = importer.load(Options(source=args.source, name=args.name, split=args.split,
+                                  extension=args.ext.lstrip("."), limit=args.limit,
+                                  license=args.license))
+    out = args.out or Path("suites") / suite.corpora[0].name
+    written = write(suite, out)
+    load_corpora(written[0])  # what was written must read back as a corpora file
+    say = ui.out.print
+    for corpus in suite.corpora:
+        say(f"{corpus.name}: {len(corpus.files)} files, {len(corpus.queries)} queries",
+            markup=False, highlight=False)
+    for reason, count in sorted(suite.dropped.items()):
+        if count:
+            say(f"  dropped {count}: {reason}", markup=False, highlight=False)
+    say(f"wrote {', '.join(str(p) for p in written)}", markup=False, highlight=False)
+    say(f"run it: bench compare --suite {out}", markup=False, highlight=False)
+    return 0

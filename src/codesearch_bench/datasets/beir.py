@@ -1,0 +1,122 @@
+"""BEIR format: `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv` (CoIR, CodeRAG-Bench...).
+
+The format as BEIR defines it: each corpus line is `{"_id", "title", "text"}`,
+each query line `{"_id", "text"}`, and qrels a tab-separated file with a
+header (`query-id`, `corpus-id`, `score`). Every document becomes one file of
+a generated tree, `docs/<hh>/<safe id>-<hash>.<ext>` (the id kept readable, a
+hash of it making the name unique and stable; `<hh>` spreads the files over
+256 folders), holding the title (when there is one), a blank line and the
+text. Every qrels pair with a score above 0 is a file-level gold item with
+its grade kept (`grade`); pairs whose document is not in the corpus, and
+queries left with no gold, are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..gold.queries import GoldRef, Query
+from .base import ImportedCorpus, Importer, Options, Suite
+from .files import digest, jsonl
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def doc_path(doc_id: str, extension: str) -> str:
+    """A stable, safe file name for a document id (the id readable, a hash making it unique)."""
+    tag = hashlib.sha256(doc_id.encode("utf-8", "surrogatepass")).hexdigest()
+    readable = _UNSAFE.sub("_", doc_id).strip("._")[:60] or "doc"
+    return f"docs/{tag[:2]}/{readable}-{tag[:10]}.{extension}"
+
+
+def _qrels(path: Path) -> list[tuple[str, str, int]]:
+    rows: list[tuple[str, str, int]] = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh, delimiter="\t")
+        for lineno, row in enumerate(reader, 1):
+            if not row or (lineno == 1 and row[0].strip().lower() == "query-id"):
+                continue
+            if len(row) < 3:
+                raise UsageError(f"{path}:{lineno}: a qrels line has query-id, corpus-id and "
+                                 f"score separated by tabs; got {len(row)} field(s)")
+            try:
+                score = int(float(row[2]))
+            except ValueError:
+                raise UsageError(f"{path}:{lineno}: score {row[2]!r} is not a number") from None
+            rows.append((row[0], row[1], score))
+    return rows
+
+
+def load(opts: Options) -> Suite:
+    root = opts.source
+    files = {"corpus": root / "corpus.jsonl", "queries": root / "queries.jsonl",
+             "qrels": root / "qrels" / f"{opts.split}.tsv"}
+    for what, path in files.items():
+        if not path.is_file():
+            raise UsageError(f"{path}: no such file; a BEIR dataset folder holds corpus.jsonl, "
+                             f"queries.jsonl and qrels/<split>.tsv ({what} is missing)",
+                             hint="pass the unpacked dataset folder with --from, and --split "
+                             "for another qrels file")
+    name = opts.name or _UNSAFE.sub("-", root.resolve().name).strip("-").lower() or "beir"
+    dropped: Counter[str] = Counter()
+    tree: dict[str, bytes] = {}
+    path_of: dict[str, str] = {}
+    for lineno, doc in jsonl(files["corpus"]):
+        doc_id = str(doc.get("_id", ""))
+        if not doc_id:
+            raise UsageError(f"{files['corpus']}:{lineno}: a document has no `_id`")
+        title, text = str(doc.get("title") or ""), str(doc.get("text") or "")
+        rel = doc_path(doc_id, opts.extension)
+        path_of[doc_id] = rel
+        tree[rel] = ((f"{title}\n\n" if title else "") + text + "\n").encode()
+    texts = {str(q.get("_id", "")): str(q.get("text") or "") for _, q in jsonl(files["queries"])}
+    gold: dict[str, list[GoldRef]] = {}
+    grades: Counter[int] = Counter()
+    for qid, doc_id, score in _qrels(files["qrels"]):
+        if score <= 0:
+            dropped["qrels pair with score 0 (not relevant)"] += 1
+            continue
+        if doc_id not in path_of:
+            dropped["qrels pair whose document is not in the corpus"] += 1
+            continue
+        grades[score] += 1
+        gold.setdefault(qid, []).append(GoldRef(path=path_of[doc_id], grade=score))
+    queries: list[Query] = []
+    for qid, refs in gold.items():
+        text = texts.get(qid, "").strip()
+        if not text:
+            dropped["query with no text in queries.jsonl"] += 1
+            continue
+        queries.append(Query(id=f"{name}-{_UNSAFE.sub('_', qid)}", query=text,
+                             gold=list(dict.fromkeys(refs)), split=None))
+    dropped["query with no relevant document in qrels"] += len(set(texts) - set(gold))
+    if opts.limit:
+        queries = queries[:opts.limit]
+    if not queries:
+        raise UsageError(f"{root}: no query has a relevant document in the corpus "
+                         f"({dict(dropped)})")
+    provenance: dict[str, Any] = {
+        "dataset": "beir", "format": "BEIR (corpus.jsonl, queries.jsonl, qrels/*.tsv)",
+        "folder": root.resolve().name, "split": opts.split,
+        "files": {k: {"name": p.relative_to(root).as_posix(), "sha256": digest(p),
+                      "bytes": p.stat().st_size} for k, p in files.items()},
+        "documents": len(tree), "queries_kept": len(queries),
+        "dropped": dict(sorted(dropped.items())),
+        "grades": {str(k): v for k, v in sorted(grades.items())},
+        "license": opts.license or "not stated by the files: see the dataset's card",
+    }
+    corpus = ImportedCorpus(name=name, files=tree, queries=queries,
+                            languages=[] if opts.extension == "txt" else [opts.extension],
+                            description=f"BEIR-format dataset {root.resolve().name}, "
+                            f"{len(tree)} documents as files, qrels {opts.split}")
+    return Suite("beir", [corpus], provenance, kept=len(queries), dropped=dropped)
+
+
+IMPORTER = Importer("beir", "BEIR-format retrieval sets: corpus.jsonl, queries.jsonl, qrels",
+                    load)
