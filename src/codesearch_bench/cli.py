@@ -160,7 +160,8 @@ def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
         "with `bench compare --suite OUT`.")
     p.add_argument("dataset", choices=sorted(IMPORTERS), help="the dataset's format")
     p.add_argument("--from", dest="source", type=Path, required=True, metavar="PATH",
-                   help="the downloaded dataset (BEIR: the folder with corpus.jsonl)")
+                   help="the downloaded dataset (BEIR: the folder with corpus.jsonl; repoqa: "
+                   "the release file repoqa-<date>.json[.gz])")
     p.add_argument("--out", type=Path, default=None,
                    help="the suite folder to write (default: ./suites/<name>)")
     p.add_argument("--name", default=None, help="corpus name (default: the dataset folder's)")
@@ -170,6 +171,8 @@ def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--limit", type=int, default=None, help="only the first N queries")
     p.add_argument("--license", default=None, help="the dataset's license, when its files "
                    "do not say (recorded in the provenance)")
+    p.add_argument("--language", default=None, metavar="LANG[,LANG]",
+                   help="repoqa: only these languages (default: every language in the file)")
 
 
 def build_parser() -> _Parser:

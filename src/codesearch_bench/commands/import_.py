@@ -19,8 +19,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     importer = IMPORTERS[args.dataset]
     suite = importer.load(Options(source=args.source, name=args.name, split=args.split,
                                   extension=args.ext.lstrip("."), limit=args.limit,
-                                  license=args.license))
-    out = args.out or Path("suites") / suite.corpora[0].name
+                                  license=args.license,
+                                  languages=[x.strip() for x in args.language.split(",")
+                                             if x.strip()] if args.language else None))
+    out = args.out or Path("suites") / (suite.corpora[0].name if len(suite.corpora) == 1
+                                        else suite.dataset)
     written = write(suite, out)
     load_corpora(written[0])  # what was written must read back as a corpora file
     say = ui.out.print

@@ -6,9 +6,9 @@ module and naming it here. `bench import NAME --from PATH` runs one.
 
 from __future__ import annotations
 
-from . import beir
+from . import beir, repoqa
 from .base import ImportedCorpus, Importer, Suite
 
-IMPORTERS: dict[str, Importer] = {i.name: i for i in (beir.IMPORTER,)}
+IMPORTERS: dict[str, Importer] = {i.name: i for i in (beir.IMPORTER, repoqa.IMPORTER)}
 
 __all__ = ["IMPORTERS", "ImportedCorpus", "Importer", "Suite"]

@@ -42,6 +42,7 @@ class Options:
     extension: str = "txt"  # the generated files' extension (a grammar for `py`, `js`...)
     limit: int | None = None  # keep the first N queries (a quick look)
     license: str | None = None  # the dataset's license, when the files do not say
+    languages: list[str] | None = None  # RepoQA: only these languages (default: all)
 
 
 @dataclass(frozen=True)

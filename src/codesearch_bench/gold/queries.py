@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import QueryError
 
@@ -33,6 +33,20 @@ class GoldRef(BaseModel):
     line: int | None = Field(default=None, ge=1)
     grade: int | None = Field(default=None, ge=0, description="an imported dataset's graded "
                               "relevance (BEIR qrels score); kept, scored as relevant")
+    start: int | None = Field(default=None, ge=1, description="a span given by lines, for "
+                              "gold no definition names (an imported needle); with end")
+    end: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _lines(self) -> GoldRef:
+        if (self.start is None) != (self.end is None):
+            raise ValueError("give both start and end, or neither")
+        if self.start is not None and self.end is not None:
+            if self.symbol is not None:
+                raise ValueError("a gold item names a symbol or a line span, not both")
+            if self.end < self.start:
+                raise ValueError("end is before start")
+        return self
 
     @field_validator("path")
     @classmethod
@@ -58,7 +72,7 @@ class Query(BaseModel):
     @property
     def file_level(self) -> bool:
         """No gold symbol: chunk metrics are not entered for this query."""
-        return all(g.symbol is None for g in self.gold)
+        return all(g.symbol is None and g.start is None for g in self.gold)
 
 
 @dataclass(frozen=True)

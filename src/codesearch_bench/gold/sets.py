@@ -15,7 +15,7 @@ from pathlib import Path
 from rapidfuzz import process as fuzz_process
 
 from ..corpus.config import Corpus
-from ..corpus.tree import tree_files
+from ..corpus.tree import read_lines, tree_files
 from ..model import Span
 from .grammars import GoldError, grammar_versions
 from .queries import GoldRef, QuerySet
@@ -78,7 +78,13 @@ def resolve_set(corpus: Corpus, tree: Path, qs: QuerySet, cache_dir: Path | None
 def _resolve(corpus: Corpus, tree: Path, qid: str, ref: GoldRef, report: GoldReport,
              ) -> Span | None:
     if ref.symbol is None:
-        return Span(ref.path)
+        if ref.end is not None:
+            lines = read_lines(tree, ref.path) or []
+            if ref.end > len(lines):
+                report.failures.append(f"{qid}: {ref.path}: lines {ref.start}-{ref.end} run "
+                                       f"past the file's {len(lines)} lines")
+                return None
+        return Span(ref.path, ref.start, ref.end)
     try:
         return resolve(tree, ref.path, ref.symbol, kind=ref.kind, line=ref.line,
                        h_as_cpp=corpus.spec.h_as_cpp)
