@@ -23,6 +23,7 @@ class ImportedCorpus:
     queries: list[Query]
     languages: list[str] = field(default_factory=list)
     description: str = ""
+    git: tuple[str, str] | None = None  # (url, commit): pinned in git, no files of its own
 
 
 @dataclass

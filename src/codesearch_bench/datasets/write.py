@@ -62,20 +62,26 @@ def write(suite: Suite, out: Path) -> list[Path]:
     entries: list[str] = [f"# Written by `bench import {suite.dataset}`: pins by content, "
                           "provenance in each entry.\n"]
     for corpus in suite.corpora:
-        archive = out / f"{corpus.name}.tar.gz"
-        data = _tarball(corpus)
-        archive.write_bytes(data)
         queries = out / f"{corpus.name}.jsonl"
         queries.write_text("".join(q.model_dump_json(exclude_none=True) + "\n"
                                    for q in corpus.queries))
-        fields = {"description": corpus.description, "source": "path",
-                  "path": archive.name, "sha256": hashlib.sha256(data).hexdigest(),
+        pin: dict[str, Any]
+        if corpus.git is not None:
+            pin = {"source": "git", "url": corpus.git[0], "commit": corpus.git[1]}
+        else:
+            archive = out / f"{corpus.name}.tar.gz"
+            data = _tarball(corpus)
+            archive.write_bytes(data)
+            written.append(archive)
+            pin = {"source": "path", "path": archive.name,
+                   "sha256": hashlib.sha256(data).hexdigest()}
+        fields = {"description": corpus.description, **pin,
                   "queries": queries.name, "languages": corpus.languages, "default": True,
                   "max_line_length": 0, "exclude_generated": False,
                   "provenance": suite.provenance}
         entries.append(f"[corpus.{corpus.name}]\n" + "".join(
             f"{k} = {toml_value(v)}\n" for k, v in fields.items()))
-        written += [archive, queries]
+        written.append(queries)
     toml = out / "corpora.toml"
     tmp = toml.with_name(".corpora.toml.tmp")
     tmp.write_text("\n".join(entries))

@@ -1,0 +1,116 @@
+"""SWE-bench (full, Lite, Verified) as file localization: the issue -> the files the fix changed.
+
+Rows are SWE-bench's own fields (`instance_id`, `repo`, `base_commit`,
+`problem_statement`, `patch`), read from a JSON-lines or JSON export of the
+dataset. Each task is one corpus, a git pin of `repo` at `base_commit`; its
+one query is the problem statement and its gold the files the fix patch
+changes, read from the diff's own headers: a file whose old side is
+`/dev/null` (created by the fix) is not in the pinned tree and is left out,
+and so is every test file (`is_test_path`). A task left with no gold file is
+dropped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..errors import UsageError
+from ..gold.queries import GoldRef, Query
+from .base import ImportedCorpus, Importer, Options, Suite
+from .files import digest, jsonl
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_OLD = re.compile(r"^--- (?:a/(?P<path>.+?)|/dev/null)\s*$")
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__"})
+
+
+def is_test_path(path: str) -> bool:
+    """A test file: under a test folder, or named test_*, *_test.*, *_tests.*, conftest.py."""
+    parts = PurePosixPath(path).parts
+    name = parts[-1] if parts else ""
+    stem = name.rsplit(".", 1)[0]
+    return (any(p.lower() in _TEST_DIRS for p in parts[:-1]) or stem.startswith("test_")
+            or stem.endswith(("_test", "_tests")) or name == "conftest.py")
+
+
+def changed_files(patch: str) -> tuple[list[str], list[str]]:
+    """(files the diff changes that exist before it, files it creates)."""
+    existing: list[str] = []
+    created: list[str] = []
+    lines = patch.splitlines()
+    for i, line in enumerate(lines):
+        match = _OLD.match(line)
+        if match is None:
+            continue
+        if match.group("path") is None:
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            created.append(after.removeprefix("+++ b/").strip())
+        elif match.group("path") not in existing:
+            existing.append(match.group("path"))
+    return existing, created
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file", hint="export the dataset split to JSON lines "
+                         "(datasets: `ds.to_json(PATH)`) and pass it with --from")
+    if path.suffix == ".json":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise UsageError(f"{path}: not JSON: {exc}") from None
+        if not isinstance(data, list):
+            raise UsageError(f"{path}: expected a list of task objects")
+        return [r for r in data if isinstance(r, dict)]
+    return [row for _, row in jsonl(path)]
+
+
+def load(opts: Options) -> Suite:
+    rows = _rows(opts.source)
+    dropped: Counter[str] = Counter()
+    corpora: list[ImportedCorpus] = []
+    for lineno, row in enumerate(rows, 1):
+        missing = [k for k in ("instance_id", "repo", "base_commit", "problem_statement",
+                               "patch") if not row.get(k)]
+        if missing:
+            raise UsageError(f"{opts.source}: task {lineno}: missing {', '.join(missing)} "
+                             "(SWE-bench's own field names)")
+        if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_commit"])):
+            dropped["base_commit is not a full commit id"] += 1
+            continue
+        existing, created = changed_files(str(row["patch"]))
+        dropped["file created by the fix (not in the pinned tree)"] += len(created)
+        tests = [p for p in existing if is_test_path(p)]
+        dropped["test file changed by the fix"] += len(tests)
+        gold = [p for p in existing if p not in tests]
+        if not gold:
+            dropped["task with no non-test file changed"] += 1
+            continue
+        name = ("swe-" + _UNSAFE.sub("-", str(row["instance_id"])).strip("-").lower())[:64]
+        corpora.append(ImportedCorpus(
+            name=name, files={}, languages=["python"],
+            queries=[Query(id=f"{name}-loc", query=str(row["problem_statement"]).strip(),
+                           gold=[GoldRef(path=p) for p in gold], tags=["swe-bench"])],
+            description=f"SWE-bench task {row['instance_id']}: {row['repo']} at "
+            f"{row['base_commit'][:12]}",
+            git=(f"https://github.com/{row['repo']}", str(row["base_commit"]))))
+        if opts.limit and len(corpora) >= opts.limit:
+            break
+    if not corpora:
+        raise UsageError(f"{opts.source}: no task has a non-test file changed ({dict(dropped)})")
+    provenance: dict[str, Any] = {
+        "dataset": "swe-bench", "task": "file localization", "file": opts.source.name,
+        "sha256": digest(opts.source), "bytes": opts.source.stat().st_size,
+        "tasks_read": len(rows), "tasks_kept": len(corpora),
+        "dropped": dict(sorted(dropped.items())),
+        "license": opts.license or "SWE-bench is MIT; each repository keeps its own license",
+    }
+    return Suite("swe-bench", corpora, provenance, kept=len(corpora), dropped=dropped)
+
+
+IMPORTER = Importer("swebench", "SWE-bench / Lite / Verified rows -> file localization tasks",
+                    load)
