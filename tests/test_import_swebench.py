@@ -10,7 +10,7 @@ import pytest
 
 from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import load_corpora
-from codesearch_bench.datasets.swebench import changed_files, is_test_path
+from codesearch_bench.datasets.diffs import changed_files, is_test_path
 from codesearch_bench.results.schema import ResultFile
 
 PATCH = """diff --git a/src/app.py b/src/app.py
@@ -88,3 +88,25 @@ def test_a_task_runs_on_its_pinned_commit(tmp_path: Path, monkeypatch: pytest.Mo
                  "--work", str(tmp_path / "w"), "--json", str(result_file)]) == 0
     row = next(r for r in ResultFile.load(result_file).rows if r.headline)
     assert [g.path for g in row.queries[0].gold] == ["src/app.py"]
+
+
+def test_lca_rows_become_localization_tasks(tmp_path: Path) -> None:
+    diff = PATCH.replace("src/app.py", "core/src/main/kotlin/App.kt").replace(
+        "tests/test_app.py", "core/src/test/kotlin/AppTest.kt")
+    rows = tmp_path / "lca.jsonl"
+    rows.write_text(json.dumps({
+        "id": 7, "repo_owner": "acme", "repo_name": "kapp", "base_sha": "a" * 40,
+        "issue_title": "Crash on empty name", "issue_body": "Steps: call greet with ''.",
+        "diff": diff}) + "\n" + json.dumps({
+        "id": 8, "repo_owner": "acme", "repo_name": "kapp", "base_sha": "short",
+        "issue_title": "x", "diff": diff}) + "\n")
+    out = tmp_path / "suite"
+    assert main(["import", "lca", "--from", str(rows), "--out", str(out)]) == 0
+    corpus = load_corpora(out / "corpora.toml")["lca-kapp-7"]
+    assert corpus.spec.pin().startswith("git https://github.com/acme/kapp")
+    assert "a" * 40 in corpus.spec.pin()
+    queries = [json.loads(x) for x in (out / "lca-kapp-7.jsonl").read_text().splitlines()]
+    assert queries[0]["query"] == "Crash on empty name\n\nSteps: call greet with ''."
+    assert queries[0]["gold"] == [{"path": "core/src/main/kotlin/App.kt"}]
+    assert corpus.spec.provenance is not None
+    assert corpus.spec.provenance["dropped"]["base_sha is not a full commit id"] == 1

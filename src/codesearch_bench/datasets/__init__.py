@@ -6,10 +6,10 @@ module and naming it here. `bench import NAME --from PATH` runs one.
 
 from __future__ import annotations
 
-from . import beir, repoqa, swebench
+from . import beir, lca, repoqa, swebench
 from .base import ImportedCorpus, Importer, Suite
 
-IMPORTERS: dict[str, Importer] = {i.name: i for i in (beir.IMPORTER, repoqa.IMPORTER,
-                                                   swebench.IMPORTER)}
+IMPORTERS: dict[str, Importer] = {i.name: i for i in (beir.IMPORTER, lca.IMPORTER,
+                                                   repoqa.IMPORTER, swebench.IMPORTER)}
 
 __all__ = ["IMPORTERS", "ImportedCorpus", "Importer", "Suite"]

@@ -15,46 +15,19 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import ImportedCorpus, Importer, Options, Suite
+from .diffs import changed_files, is_test_path
 from .files import digest, jsonl
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_OLD = re.compile(r"^--- (?:a/(?P<path>.+?)|/dev/null)\s*$")
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__"})
 
 
-def is_test_path(path: str) -> bool:
-    """A test file: under a test folder, or named test_*, *_test.*, *_tests.*, conftest.py."""
-    parts = PurePosixPath(path).parts
-    name = parts[-1] if parts else ""
-    stem = name.rsplit(".", 1)[0]
-    return (any(p.lower() in _TEST_DIRS for p in parts[:-1]) or stem.startswith("test_")
-            or stem.endswith(("_test", "_tests")) or name == "conftest.py")
-
-
-def changed_files(patch: str) -> tuple[list[str], list[str]]:
-    """(files the diff changes that exist before it, files it creates)."""
-    existing: list[str] = []
-    created: list[str] = []
-    lines = patch.splitlines()
-    for i, line in enumerate(lines):
-        match = _OLD.match(line)
-        if match is None:
-            continue
-        if match.group("path") is None:
-            after = lines[i + 1] if i + 1 < len(lines) else ""
-            created.append(after.removeprefix("+++ b/").strip())
-        elif match.group("path") not in existing:
-            existing.append(match.group("path"))
-    return existing, created
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
+def rows_of(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UsageError(f"{path}: no such file", hint="export the dataset split to JSON lines "
                          "(datasets: `ds.to_json(PATH)`) and pass it with --from")
@@ -70,7 +43,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 
 
 def load(opts: Options) -> Suite:
-    rows = _rows(opts.source)
+    rows = rows_of(opts.source)
     dropped: Counter[str] = Counter()
     corpora: list[ImportedCorpus] = []
     for lineno, row in enumerate(rows, 1):

@@ -1,0 +1,78 @@
+"""Long Code Arena bug localization: issue title and body -> the files the fix changed.
+
+Rows carry the dataset's own fields (`repo_owner`, `repo_name`, `base_sha`,
+`issue_title`, `issue_body`, `diff`), from a JSON-lines or JSON export of its
+`py`, `java` or `kt` configuration. Each row is a git pin of the repository
+at `base_sha`; the query is the title, a blank line and the body; the gold the
+non-test files the fix's diff changes that exist before it (diffs.py), so
+Kotlin and Java rows are file-level like Python's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from ..errors import UsageError
+from ..gold.queries import GoldRef, Query
+from .base import ImportedCorpus, Importer, Options, Suite
+from .diffs import changed_files, is_test_path
+from .files import digest
+from .swebench import rows_of
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_LANGUAGE = {"py": "python", "java": "java", "kt": "kotlin"}
+
+
+def load(opts: Options) -> Suite:
+    rows = rows_of(opts.source)
+    dropped: Counter[str] = Counter()
+    corpora: list[ImportedCorpus] = []
+    for n, row in enumerate(rows, 1):
+        missing = [k for k in ("repo_owner", "repo_name", "base_sha", "issue_title", "diff")
+                   if not row.get(k)]
+        if missing:
+            raise UsageError(f"{opts.source}: row {n}: missing {', '.join(missing)} "
+                             "(Long Code Arena's own field names)")
+        if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_sha"])):
+            dropped["base_sha is not a full commit id"] += 1
+            continue
+        existing, created = changed_files(str(row["diff"]))
+        dropped["file created by the fix (not in the pinned tree)"] += len(created)
+        tests = [p for p in existing if is_test_path(p)]
+        dropped["test file changed by the fix"] += len(tests)
+        gold = [p for p in existing if p not in tests]
+        if not gold:
+            dropped["row with no non-test file changed"] += 1
+            continue
+        repo = f"{row['repo_owner']}/{row['repo_name']}"
+        key = str(row.get("id", row.get("text_id", n)))
+        name = ("lca-" + _UNSAFE.sub("-", f"{row['repo_name']}-{key}").strip("-").lower())[:64]
+        text = f"{str(row['issue_title']).strip()}\n\n{str(row.get('issue_body') or '').strip()}"
+        exts = {p.rsplit(".", 1)[-1] for p in gold if "." in p}
+        corpora.append(ImportedCorpus(
+            name=name, files={},
+            languages=sorted({_LANGUAGE[e] for e in exts if e in _LANGUAGE}),
+            queries=[Query(id=f"{name}-loc", query=text.strip(), gold=[GoldRef(path=p)
+                                                                       for p in gold],
+                           tags=["lca-bug-localization"])],
+            description=f"Long Code Arena bug localization: {repo} at "
+            f"{str(row['base_sha'])[:12]}", git=(f"https://github.com/{repo}",
+                                                  str(row["base_sha"]))))
+        if opts.limit and len(corpora) >= opts.limit:
+            break
+    if not corpora:
+        raise UsageError(f"{opts.source}: no row has a non-test file changed ({dict(dropped)})")
+    provenance: dict[str, Any] = {
+        "dataset": "lca-bug-localization", "file": opts.source.name,
+        "sha256": digest(opts.source), "bytes": opts.source.stat().st_size,
+        "rows_read": len(rows), "rows_kept": len(corpora),
+        "dropped": dict(sorted(dropped.items())),
+        "license": opts.license or "see the dataset's card; each repository keeps its own",
+    }
+    return Suite("lca-bug-localization", corpora, provenance, kept=len(corpora),
+                 dropped=dropped)
+
+
+IMPORTER = Importer("lca", "Long Code Arena bug localization rows -> localization tasks", load)
