@@ -41,7 +41,8 @@ print(json.dumps({"hits": hits}))
 '''
 
 _TIMING = {"latency_s", "wall_s", "p50_s", "p95_s", "peak_rss_bytes", "rss_method",
-           "state_bytes", "command", "tree", "created", "spec_file", "query_set", "version"}
+           "state_bytes", "command", "tree", "created", "spec_file", "query_set", "version",
+           "host"}
 
 
 # The values a field added since the file was saved has when it says nothing new.

@@ -114,9 +114,10 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--wide", action="store_true",
                    help="every per_file pass and every cutoff in the table (default: the "
                    "headline table, which fits 100 columns)")
-    p.add_argument("--shard", default=None, metavar="I/N",
-                   help="run only shard I of N of the (engine x corpus) cells; merge the shards "
-                   "with `bench report --merge`")
+    p.add_argument("--shard", default=None, metavar="I/N|auto",
+                   help="run only shard I of N of the (engine x corpus) cells, or `auto`: the "
+                   "index and count from a Slurm array, a Kubernetes Indexed Job or "
+                   "BENCH_SHARD_INDEX/BENCH_SHARD_COUNT; merge with `bench report --merge`")
     _corpus_flags(p)
 
 

@@ -193,6 +193,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     # A resumed run appends to the journal it resumes; any other run starts its own.
     fresh = opts.resume is None or opts.resume.resolve() != out_path.resolve()
     fingerprints: dict[str, Fingerprint] = {}  # each corpus's tree as set up
+    host = str(environment.host()["fingerprint"])
     broken: set[str] = set()  # corpora whose tree could not be rebuilt after a change
     order = plan.cells(plans, specs, opts.shard)
     todo = [(r, s) for r, s in order if (s.name, r.unit) not in kept.done]
@@ -223,7 +224,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     tree_files=ready.manifest.files, split=opts.split,
                 )
                 result = runner.run_cell(cell, events.tick)
-                cell_rows = result.rows(cell)
+                cell_rows = [r.model_copy(update={"host": host}) for r in result.rows(cell)]
                 changes = verify(ready.tree, expected)
                 if changes:
                     cell_rows = [r.model_copy(update={

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import sys
@@ -28,6 +30,20 @@ def _pkg(name: str) -> str | None:
         return None
 
 
+def host() -> dict[str, object]:
+    """The machine's fingerprint: what decides whether two latencies are comparable."""
+    try:
+        import psutil
+
+        memory: int | None = psutil.virtual_memory().total
+    except Exception:  # pragma: no cover - psutil is a dependency
+        memory = None
+    facts: dict[str, object] = {"cpu": _cpu(), "cpus": os.cpu_count(), "memory_bytes": memory,
+                                "kernel": platform.release(), "machine": platform.machine()}
+    blob = json.dumps(facts, sort_keys=True)
+    return {**facts, "fingerprint": hashlib.sha256(blob.encode()).hexdigest()[:16]}
+
+
 def describe() -> dict[str, object]:
     from .gold.grammars import grammar_versions
     from .scoring import tokens
@@ -50,4 +66,5 @@ def describe() -> dict[str, object]:
         "grammars": grammar_versions(),
         "tokenizer": tokens.tokenizer_info(tokens.DEFAULT_ENCODING),
         "packages": {name: _pkg(name) for name in ("pydantic", "jinja2", "psutil", "numpy")},
+        "host": host(),
     }

@@ -12,7 +12,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import workdir
+from .. import shards, workdir
 from ..comparison import Events, Options, execute
 from ..errors import Interrupted, TrackingFailed, UsageError, exit_code_of
 from ..plan import TRACKS
@@ -114,12 +114,6 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    try:
-        i, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise UsageError(f"--shard {text!r}: write I/N, e.g. 2/4") from None
-    if not 1 <= i <= n:
-        raise UsageError("--shard I/N needs 1 <= I <= N")
-    return i, n
+    """`I/N`, or `auto` from the scheduler running this task (see shards.py)."""
+    return shards.parse(text)
+

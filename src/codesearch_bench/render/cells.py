@@ -30,6 +30,8 @@ FLAG_HELP = {
     "content_graded": "answers are text with no paths: an item counts when it contains a "
                       "gold span's text (partial_ratio >= content_threshold); the chunk column "
                       "shows content recall@10 (c ...), a single blob only its hit@1",
+    "hosts≠": "rows of this corpus were measured on different machines (merged shards): "
+               "compare their quality, not their latency or memory",
     "content_not_entered": "no query had gold with a span: text answers cannot be graded",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",
     "outside": "results pointing outside the tree, dropped and never read",

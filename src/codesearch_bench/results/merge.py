@@ -38,6 +38,21 @@ def _same(files: list[tuple[Path, ResultFile]], what: str,
                          hint="re-run the older files with the same bench and corpora")
 
 
+HOSTS_FLAG = "hosts≠"
+
+
+def _flag_hosts(rows: list[Row]) -> list[Row]:
+    """Rows of one corpus measured on different machines: their latency and RSS differ by
+    machine as much as by tool, so every row of that corpus says so."""
+    hosts: dict[str, set[str]] = {}
+    for row in rows:
+        if row.host is not None:
+            hosts.setdefault(row.corpus, set()).add(row.host)
+    mixed = {corpus for corpus, seen in hosts.items() if len(seen) > 1}
+    return [r.model_copy(update={"flags": [*r.flags, HOSTS_FLAG]})
+            if r.corpus in mixed and HOSTS_FLAG not in r.flags else r for r in rows]
+
+
 def combine(files: list[tuple[Path, ResultFile]], *, strict: bool) -> Combined:
     """Merge rows, corpora and engines; strict mode (shards) also checks completeness."""
     if not files:
@@ -78,6 +93,7 @@ def combine(files: list[tuple[Path, ResultFile]], *, strict: bool) -> Combined:
                 continue
             owner[key] = path
             rows.append(row)
+    rows = _flag_hosts(rows)
     if duplicates and strict:
         raise UsageError("duplicated cells:\n  " + "\n  ".join(duplicates),
                          hint="each (engine, corpus) cell must come from one shard")

@@ -159,6 +159,9 @@ class Row(_M):
         default_factory=list,
         description="what the engine changed in its candidate tree (flag !! tree_modified); "
         "the tree was rebuilt before the next engine ran")
+    host: str | None = Field(
+        default=None, description="fingerprint of the machine the row was measured on "
+        "(environment.host): latency and RSS compare only between rows of one host")
     content_threshold: int | None = Field(
         default=None, description="a content-graded row (flag content_graded): the "
         "partial_ratio an item needed to count as containing a gold span")
