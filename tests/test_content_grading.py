@@ -103,3 +103,21 @@ def test_blob_and_text_engines_in_a_comparison(tmp_path: Path) -> None:
     assert math.isnan(values.query_value("file.hit@10", by_id["q3"]))
     assert texts.metrics["content.mrr"].mean == pytest.approx(1 / 3)
     assert "content.recall@10" in texts.metrics and "file.mrr" not in texts.metrics
+
+
+def test_a_corpus_the_engine_does_not_cover_is_a_gap_not_a_zero(tmp_path: Path) -> None:
+    toml = make_corpus(tmp_path)
+    make_corpus(tmp_path, "other")
+    (tmp_path / "fake.py").write_text(FAKE)
+    spec = _spec(tmp_path, "blob", "blob")
+    data = json.loads(spec.read_text())
+    spec.write_text(json.dumps({**data, "covers": ["mini"]}))
+    out = tmp_path / "out.json"
+    assert main(["compare", "--corpora-file", str(toml), "--work", str(tmp_path / "w"),
+                 "--engine", str(spec), "--engine", "engines/grep.json",
+                 "--json", str(out)]) == 0
+    result = ResultFile.load(out)
+    assert {(r.engine, r.corpus) for r in result.rows if r.headline} == {
+        ("blob", "mini"), ("grep", "mini"), ("grep", "other")}
+    assert [(g.engine, g.corpus) for g in result.gaps] == [("blob", "other")]
+    assert not result.failures

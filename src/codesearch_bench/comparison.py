@@ -38,7 +38,7 @@ from .errors import (
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
 from .results import journal
-from .results.schema import CorpusOut, EngineOut, Failure, ResultFile
+from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile
 from .resume import kept_cells, load_previous
 from .scoring.analysis import statistics
 
@@ -261,6 +261,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         tiers=stats.tiers,
         summary=stats.summary,
         summaries=stats.summaries,
+        gaps=[Gap(engine=e, corpus=c, reason="not in the engine's `covers`")
+              for e, c in plan.gaps(plans, specs)],
         failures=failures,
     )
     written = None

@@ -147,13 +147,25 @@ def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
     return specs[shift:] + specs[:shift]
 
 
+def covered(loaded: LoadedSpec, ready: Plan) -> bool:
+    """Whether the engine can answer for this corpus at all (its spec's `covers`)."""
+    return loaded.spec.covers is None or ready.corpus.name in loaded.spec.covers
+
+
+def gaps(plans: list[Plan], specs: list[LoadedSpec]) -> list[tuple[str, str]]:
+    """(engine, corpus) pairs an engine does not cover: gaps, not zeros."""
+    return [(loaded.name, ready.unit) for ready in plans for loaded in specs
+            if not covered(loaded, ready)]
+
+
 def cells(plans: list[Plan], specs: list[LoadedSpec],
           shard: tuple[int, int] | None) -> list[tuple[Plan, LoadedSpec]]:
     """Every (corpus track, engine) cell in run order, or this shard's share of them.
 
     Cell j belongs to shard (j mod N) + 1.
     """
-    order = [(plan, loaded) for i, plan in enumerate(plans) for loaded in interleave(specs, i)]
+    order = [(plan, loaded) for i, plan in enumerate(plans) for loaded in interleave(specs, i)
+             if covered(loaded, plan)]
     if shard is None:
         return order
     index, count = shard

@@ -115,6 +115,10 @@ class EngineSpec(_Model):
         default="ranked", description="ranked: places in the tree, graded by path and span; "
         "text: a ranked list of text items, graded by content; blob: one text answer, graded "
         "by content, rank-1 metrics only")
+    covers: list[str] | None = Field(
+        default=None, description="the corpora this engine can answer for at all (a hosted "
+        "service's index of some libraries); any other corpus is a gap in the results, "
+        "never a row of zeros")
     content_threshold: int = Field(
         default=85, ge=1, le=100, description="text and blob answers: an item is relevant "
         "when rapidfuzz partial_ratio with a gold span's text reaches this")

@@ -106,8 +106,10 @@ def combine(files: list[tuple[Path, ResultFile]], *, strict: bool) -> Combined:
             if (measured_by is None or measured_by == path) and f not in failures:
                 failures.append(f)
     failed = {(f.engine, f.corpus) for f in failures}
+    gaps = list({(g.engine, g.corpus): g for _, r in files for g in r.gaps}.values())
+    uncovered = {(g.engine, g.corpus) for g in gaps}
     missing = [f"{e} × {c}" for c in corpora for e in engines
-               if (e, c) not in done and (e, c) not in failed
+               if (e, c) not in done and (e, c) not in failed and (e, c) not in uncovered
                and not any(f.engine in (e, "*") and f.corpus in (c, "*") for f in failures)]
     first = files[0][1]
     environment = dict(first.environment)
@@ -129,5 +131,6 @@ def combine(files: list[tuple[Path, ResultFile]], *, strict: bool) -> Combined:
         rows=rows,
         comparisons=[],
         failures=failures,
+        gaps=gaps,
     )
     return Combined(merged, duplicates, missing)

@@ -258,6 +258,12 @@ class Failure(_M):
     stderr_tail: str | None = None
 
 
+class Gap(_M):
+    engine: str
+    corpus: str
+    reason: str = Field(description="why there is no row: the engine does not cover it")
+
+
 class CorpusOut(_M):
     name: str
     pin: str
@@ -314,6 +320,9 @@ class ResultFile(_M):
         default=None, description="across corpora: macro means with stratified bootstrap "
         "intervals, and win/tie/loss counts per engine pair (two or more corpora): the "
         "questions track's, or the only track's")
+    gaps: list[Gap] = Field(
+        default_factory=list, description="(engine, corpus) pairs with no row because the "
+        "engine does not cover that corpus (its spec's `covers`): a gap, not a zero")
     summaries: list[Summary] = Field(
         default_factory=list, description="one summary per track with two or more corpora; "
         "tracks are never pooled")
