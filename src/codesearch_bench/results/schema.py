@@ -352,13 +352,17 @@ class ResultFile(_M):
         return loaded
 
     def dump(self, path: Path) -> None:
-        """Write atomically: a reader never sees half a file."""
+        """Write atomically: a reader never sees half a file; gzipped when it ends in .gz."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump(self.model_dump(mode="json"), fh, indent=1)
-                fh.write("\n")
+            text = json.dumps(self.model_dump(mode="json"), indent=1) + "\n"
+            with os.fdopen(fd, "wb") as fh:
+                if path.suffix == ".gz":
+                    with gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+                        gz.write(text.encode())
+                else:
+                    fh.write(text.encode())
             # mkstemp makes the file 0600; a result is meant to be shared, so the
             # user's umask decides, as for any file they write.
             mask = os.umask(0)
