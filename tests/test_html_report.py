@@ -269,7 +269,7 @@ def test_the_summary_across_corpora_is_shown_when_present(tmp_path: Path) -> Non
     (pairs,) = section.find("table", class_="sortable pairs")
     assert [td.text() for td in pairs.find("td")] == [
         "file.hit@10", "grep vs bm25", "1", "1", "0", "mini: win, tiny: tie"]
-    data["summary"] = None
+    data["summary"], data["summaries"] = None, []
     _, dom = page(WithSummary.model_validate(data), tmp_path / "none")
     assert not dom.root.find("section", id="summary")
 

@@ -24,6 +24,11 @@ def test_corpora_cover_the_languages() -> None:
     assert all(c.spec.default for c in registry)
 
 
+# The large-tier sets, written to pin one place among thousands of files, run longer
+# (median 27-28 words against 16-19); PROTOCOL.md says so.
+LONGER = frozenset({"netty", "go-stdlib", "typescript"})
+
+
 @pytest.mark.parametrize("name", sorted(CORPORA))
 def test_query_set_follows_the_rules(name: str) -> None:
     corpus = CORPORA[name]
@@ -38,7 +43,7 @@ def test_query_set_follows_the_rules(name: str) -> None:
         kinds = [t for t in q.tags if t in KINDS]
         levels = [t for t in q.tags if t in LEVELS]
         assert len(kinds) == 1 and len(levels) == 1, q.id
-        assert 6 <= len(q.query.split()) <= 24, q.id
+        assert 6 <= len(q.query.split()) <= (45 if name in LONGER else 24), q.id
     # The split rule: by id, alternating dev/test within each kind, starting with dev.
     seen: Counter[str] = Counter()
     for q in sorted(qs.queries, key=lambda q: q.id):

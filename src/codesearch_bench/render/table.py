@@ -125,8 +125,11 @@ SUMMARY_METRICS = ("file.hit@10", "file.mrr")
 
 
 def summaries(result: ResultFile) -> list[Summary]:
-    """One summary per track (a file written before tracks has only `summary`)."""
-    return list(result.summaries) or ([result.summary] if result.summary else [])
+    """One summary per track; `summary` is the main one and stands for its track (a file
+    written before tracks has only `summary`)."""
+    main = result.summary
+    rest = [s for s in result.summaries if main is None or s.track != main.track]
+    return ([main] if main is not None else []) + rest
 
 
 def summary_title(summary: Summary, result: ResultFile) -> str:

@@ -26,16 +26,21 @@ def _interval(mean: Any, lo: Any, hi: Any) -> Markup:
 
 def summary_section(result: ResultFile) -> Markup:
     """One section per track's summary (a file written before tracks has only `summary`)."""
-    found = list(getattr(result, "summaries", None) or [])
     main = getattr(result, "summary", None)
-    if not found and main is not None:
-        found = [main]
+    # `summary` is the main one and stands for its track; `summaries` adds the others.
+    found = [main] if main is not None else []
+    found += [s for s in getattr(result, "summaries", None) or []
+              if main is None or _track(s) != _track(main)]
     named = len(found) > 1
     return join([_one(s, named) for s in found]) if found else esc("")
 
 
+def _track(summary: object) -> str:
+    return str(get(summary, "track") or "questions")
+
+
 def _one(summary: object, named: bool) -> Markup:
-    track = str(get(summary, "track") or "questions")
+    track = _track(summary)
     macro = list(get(summary, "macro") or [])
     pairs = list(get(summary, "pairs") or [])
     corpora = [str(c) for c in get(summary, "corpora") or []]
