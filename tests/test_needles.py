@@ -269,3 +269,15 @@ def test_the_suites(tmp_path: Path) -> None:
 
     assert SUITES["quick"].corpus is None and SUITES["quick"].query_set == "questions"
     assert SUITES["full"].corpus == "all" and SUITES["full"].query_set == "all"
+
+
+def test_validate_checks_the_needle_track_too(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    toml = _project(tmp_path)
+    assert main(["validate", "--corpora-file", str(toml), "--work", str(tmp_path / "w")]) != 0
+    capsys.readouterr()  # not set up yet: said, nothing generated
+    assert main(["setup", "--corpora-file", str(toml), "--work", str(tmp_path / "w")]) == 0
+    capsys.readouterr()
+    assert main(["validate", "--corpora-file", str(toml), "--work", str(tmp_path / "w")]) == 0
+    out = capsys.readouterr().out
+    assert "needles" in out and "48/48" in out

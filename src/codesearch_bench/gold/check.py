@@ -2,7 +2,8 @@
 
 Per corpus: files, tier, queries, gold resolved, lint problems (duplicate ids,
 leaked symbol names) and every failure with the nearest path or symbol as a
-suggestion. `bench validate` shows these; any problem makes it exit non-zero.
+suggestion; and the needle track, generated if it is not yet, with its gold
+resolved on the doc-blanked tree. `bench validate` shows these; any problem makes it exit non-zero.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from ..corpus import setup
 from ..corpus.config import Corpus
 from ..corpus.tree import Manifest
 from ..errors import BenchError
+from .needles import track as needles
 from .queries import lint, load_queries
 from .sets import GoldReport, resolve_set
 
@@ -26,10 +28,11 @@ class CorpusCheck:
     report: GoldReport | None = None
     lint: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    needles: GoldReport | None = None  # the needle track's gold on its doc-blanked tree
 
     @property
     def ok(self) -> bool:
-        failed = self.report is not None and bool(self.report.failures)
+        failed = any(r is not None and r.failures for r in (self.report, self.needles))
         return not (self.errors or self.lint or failed)
 
 
@@ -53,4 +56,10 @@ def check_corpus(corpus: Corpus, root: Path) -> CorpusCheck:
     check.queries = len(qs.queries)
     check.lint = lint(qs)
     check.report = resolve_set(corpus, where.tree, qs, where.gold)
+    try:
+        # Generated from the set-up tree on first use (seconds on the large corpora), kept.
+        built = needles.prepare(corpus, where)
+        check.needles = resolve_set(corpus, built.dirs.tree, built.query_set, built.dirs.gold)
+    except BenchError as exc:
+        check.errors.append(f"needle track: {exc.message}")
     return check

@@ -35,17 +35,20 @@ def render_setup(console: Console, outcomes: list[SetupOutcome]) -> None:
 
 def render_validate(console: Console, checks: list[CorpusCheck]) -> None:
     table = Table(title="validate")
-    for col in ("corpus", "files", "tier", "queries", "gold resolved", "lint", "status"):
+    for col in ("corpus", "files", "tier", "queries", "gold resolved", "lint", "needles",
+                "status"):
         table.add_column(col)
     for c in checks:
         m = c.manifest
         gold = f"{c.report.resolved}/{c.report.total}" if c.report else "-"
+        needles = f"{c.needles.resolved}/{c.needles.total}" if c.needles else "-"
         verdict = "[green]ok[/]" if c.ok else "[red]FAILED[/]"
         table.add_row(escape(c.name), str(m.files) if m else "-", m.tier if m else "-",
-                      str(c.queries), gold, str(len(c.lint)), verdict)
+                      str(c.queries), gold, str(len(c.lint)), needles, verdict)
     console.print(table)
     for c in checks:
-        problems = c.errors + c.lint + (c.report.failures if c.report else [])
+        problems = c.errors + c.lint + (c.report.failures if c.report else []) + (
+            [f"needle track: {f}" for f in c.needles.failures] if c.needles else [])
         for p in problems:
             console.print(f"[red]✗[/] {escape(c.name)}: {escape(p)}", soft_wrap=True)
 
