@@ -12,17 +12,15 @@ installed.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from bridgekit import load_bridge, needs_mcp, rendered_arguments
 
 from codesearch_bench.engine import driver
 from codesearch_bench.engine.spec import load_spec
@@ -33,23 +31,6 @@ SPEC = REPO / "engines" / "code-index-mcp.json"
 BRIDGE_CONFIG = REPO / "engines" / "code-index-mcp" / "bridge.json"
 FAKES = Path(__file__).resolve().parent / "fakes"
 QUERY = "where are the settings read from a json file"
-needs_mcp = pytest.mark.skipif(
-    importlib.util.find_spec("mcp") is None,
-    reason="the MCP Python SDK is not installed (optional extra: pip install -e '.[mcp]')",
-)
-
-
-def load_bridge() -> ModuleType:
-    path = REPO / "scripts" / "mcp-bridge"
-    loader = importlib.machinery.SourceFileLoader("mcp_bridge", str(path))
-    spec = importlib.util.spec_from_loader("mcp_bridge", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mcp_bridge"] = module
-    loader.exec_module(module)
-    return module
-
-
 bridge = load_bridge()
 from querywords import keywords  # noqa: E402  (scripts/, put on sys.path by the bridge)
 
@@ -61,10 +42,7 @@ def config() -> Any:
 
 
 def arguments(query: str, n: int = 30) -> dict[str, Any]:
-    loaded = config()
-    request = {"query": query, "k": 10, "n": n, "per_file": 1, "root": "/r", "corpus": "rich",
-               "state": "/s"}
-    return bridge.render_arguments(loaded, bridge.request_values(loaded, VALUES, request))
+    return rendered_arguments(BRIDGE_CONFIG, VALUES, query, n=n)
 
 
 def test_the_spec_loads_and_names_its_pins() -> None:

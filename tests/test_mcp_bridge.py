@@ -11,8 +11,6 @@ optional extra, and skip without it.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -20,10 +18,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from bridgekit import load_bridge, needs_mcp
 from helpers import alive, children, new_children
 
 from codesearch_bench.cli import main
@@ -34,23 +32,6 @@ from codesearch_bench.engine.spec import load_spec
 REPO = Path(__file__).resolve().parent.parent
 BRIDGE = REPO / "scripts" / "mcp-bridge"
 FAKES = Path(__file__).resolve().parent / "fakes"
-HAVE_MCP = importlib.util.find_spec("mcp") is not None
-needs_mcp = pytest.mark.skipif(
-    not HAVE_MCP,
-    reason="the MCP Python SDK is not installed (optional extra: pip install -e '.[mcp]')",
-)
-
-
-def load_bridge() -> ModuleType:
-    loader = importlib.machinery.SourceFileLoader("mcp_bridge", str(BRIDGE))
-    spec = importlib.util.spec_from_loader("mcp_bridge", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mcp_bridge"] = module
-    loader.exec_module(module)
-    return module
-
-
 bridge = load_bridge()
 bridge_config = sys.modules["mcpbridge_config"]  # imported by the bridge, from scripts/
 

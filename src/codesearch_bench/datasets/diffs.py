@@ -8,6 +8,7 @@ not; test files are told apart by `is_test_path` (PROTOCOL.md states it).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import PurePosixPath
 
 _OLD = re.compile(r"^--- (?:a/(?P<path>.+?)|/dev/null)\s*$")
@@ -38,3 +39,12 @@ def changed_files(patch: str) -> tuple[list[str], list[str]]:
         elif match.group("path") not in existing:
             existing.append(match.group("path"))
     return existing, created
+
+
+def gold_files(patch: str, dropped: Counter[str]) -> list[str]:
+    """The fix's gold: files it changes that exist before it, tests left out (both counted)."""
+    existing, created = changed_files(patch)
+    dropped["file created by the fix (not in the pinned tree)"] += len(created)
+    tests = [p for p in existing if is_test_path(p)]
+    dropped["test file changed by the fix"] += len(tests)
+    return [p for p in existing if p not in tests]

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import ImportedCorpus, Importer, Options, Suite
-from .diffs import changed_files, is_test_path
+from .diffs import gold_files
 from .files import digest
 from .swebench import rows_of
 
@@ -38,11 +38,7 @@ def load(opts: Options) -> Suite:
         if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_sha"])):
             dropped["base_sha is not a full commit id"] += 1
             continue
-        existing, created = changed_files(str(row["diff"]))
-        dropped["file created by the fix (not in the pinned tree)"] += len(created)
-        tests = [p for p in existing if is_test_path(p)]
-        dropped["test file changed by the fix"] += len(tests)
-        gold = [p for p in existing if p not in tests]
+        gold = gold_files(str(row["diff"]), dropped)
         if not gold:
             dropped["row with no non-test file changed"] += 1
             continue

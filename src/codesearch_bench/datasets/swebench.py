@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import ImportedCorpus, Importer, Options, Suite
-from .diffs import changed_files, is_test_path
+from .diffs import gold_files
 from .files import digest, jsonl
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -55,11 +55,7 @@ def load(opts: Options) -> Suite:
         if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_commit"])):
             dropped["base_commit is not a full commit id"] += 1
             continue
-        existing, created = changed_files(str(row["patch"]))
-        dropped["file created by the fix (not in the pinned tree)"] += len(created)
-        tests = [p for p in existing if is_test_path(p)]
-        dropped["test file changed by the fix"] += len(tests)
-        gold = [p for p in existing if p not in tests]
+        gold = gold_files(str(row["patch"]), dropped)
         if not gold:
             dropped["task with no non-test file changed"] += 1
             continue

@@ -139,18 +139,20 @@ def headline_markdown(result: ResultFile) -> str:
             out.append("| " + " | ".join(_cell(c).replace("*", "\\*") for c in cells) + " |")
         out.append("")
     for summary in summaries(result):
-        out += _headline_summary(result, summary)
+        out += summary_block(result, summary)
     return "\n".join(out)
 
 
-def _headline_summary(result: ResultFile, summary: Summary) -> list[str]:
+def summary_block(result: ResultFile, summary: Summary, *, bold: bool = True) -> list[str]:
+    """One track's summary across corpora as Markdown lines: macro means, then pairs."""
     from .table import summary_tables, summary_title
 
     out: list[str] = []
     head, macro, pairs = summary_tables(result, summary)
     if macro:
         title = summary_title(summary, result)
-        out.append(f"**{title[:1].upper()}{title[1:]}** (mean of per-corpus means, 95% "
+        title = f"{title[:1].upper()}{title[1:]}"
+        out.append(f"{f'**{title}**' if bold else title} (mean of per-corpus means, 95% "
                    "interval resampling queries within each corpus):\n")
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))

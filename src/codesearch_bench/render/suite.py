@@ -10,14 +10,11 @@ results are generated from, so every figure comes from the result file.
 from __future__ import annotations
 
 from ..results.schema import Comparison, ResultFile, Row
-from .table import summaries, summary_tables, summary_title
+from .markdown import _cell, summary_block
+from .table import summaries
 
 METRIC = "file.mrr"
 ALPHA = 0.05
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 def _significant(c: Comparison) -> bool:
@@ -57,23 +54,8 @@ def suite_markdown(result: ResultFile) -> str:
         units = [name for name, info in result.corpora.items() if info.track == track]
         out.append(f"#### {track.capitalize()} track\n")
         for summary in summaries(result):
-            if summary.track != track:
-                continue
-            table_head, macro, pairs = summary_tables(result, summary)
-            title = summary_title(summary, result)
-            out.append(f"{title[:1].upper()}{title[1:]} (mean of per-corpus means, 95% "
-                       "interval resampling queries within each corpus):\n")
-            out.append("| " + " | ".join(table_head) + " |")
-            out.append("|" + "---|" * len(table_head))
-            out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in macro]
-            out.append("")
-            if pairs:
-                out.append("Corpora won / tied / lost (significant after Holm on each "
-                           "corpus):\n")
-                out.append("| metric | A − B | won/tied/lost |")
-                out.append("|---|---|---|")
-                out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in pairs]
-                out.append("")
+            if summary.track == track:
+                out += summary_block(result, summary, bold=False)
         columns = ["corpus", "tier", "queries", *[f"{e} MRR / file@10" for e in engines],
                    "significant on file MRR (Holm)", "MDD file MRR"]
         out.append("| " + " | ".join(columns) + " |")
