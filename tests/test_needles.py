@@ -224,6 +224,21 @@ def test_per_file_cap(tmp_path: Path) -> None:
     assert built.record["dropped"]["over the per-file cap"] == 6
 
 
+def test_the_cap_follows_the_tree_tier(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toml = _project(tmp_path, files=6)
+    corpus = load_corpora(toml)["mini"]
+    base = _setup(corpus, tmp_path)
+    params = Params(per_corpus=3, per_corpus_larger=7)
+    small = needles.prepare(corpus, base, params)
+    assert len(small.query_set.queries) == 3  # the mini tree is small
+    assert small.record["dropped"]["over the corpus cap"] > 0
+    monkeypatch.setattr(needles, "tier", lambda files: "medium")
+    needles.invalidate(base)
+    larger = needles.prepare(corpus, base, params)
+    assert len(larger.query_set.queries) == 7
+    assert params.cap("large") == 7 and Params().cap("medium") == 1500
+
+
 def _setup(corpus: Corpus, base: Path) -> CorpusDir:
     setup.setup(corpus, base / "corpora")
     return setup.dirs((base / "corpora").resolve(), corpus)

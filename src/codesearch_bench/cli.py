@@ -114,6 +114,9 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--wide", action="store_true",
                    help="every per_file pass and every cutoff in the table (default: the "
                    "headline table, which fits 100 columns)")
+    p.add_argument("--headline-only", action="store_true",
+                   help="ask only each engine's headline per_file pass (per_file 1 when "
+                   "served): the numbers the tables lead with, at a fraction of the time")
     p.add_argument("--shard", default=None, metavar="I/N|auto",
                    help="run only shard I of N of the (engine x corpus) cells, or `auto`: the "
                    "index and count from a Slurm array, a Kubernetes Indexed Job or "

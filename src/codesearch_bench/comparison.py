@@ -62,6 +62,7 @@ class Options:
     split: str = "all"  # all queries, or only the dev or the test split
     queries: list[str] | None = None  # only these query ids (a quick look)
     tracks: tuple[str, ...] = (plan.QUESTIONS,)  # hand-written questions, generated needles
+    headline_only: bool = False  # only each engine's headline per_file pass
 
 
 @dataclass
@@ -197,7 +198,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     broken: set[str] = set()  # corpora whose tree could not be rebuilt after a change
     order = plan.cells(plans, specs, opts.shard)
     todo = [(r, s) for r, s in order if (s.name, r.unit) not in kept.done]
-    events.planned(len(todo), sum(_units(r, s) for r, s in todo))
+    events.planned(len(todo), sum(_units(r, s, opts.headline_only) for r, s in todo))
     source = str(opts.resume) if opts.resume else ""
     with journal.Journal(log, header, fresh=fresh) as book:
         try:
@@ -209,7 +210,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                 if ready.unit in broken:
                     continue
                 events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
-                                  ready.unit, _units(ready, loaded))
+                                  ready.unit, _units(ready, loaded, opts.headline_only))
                 expected = fingerprints.get(ready.unit)
                 if expected is None:
                     expected = fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
@@ -222,6 +223,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
                     gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
                     tree_files=ready.manifest.files, split=opts.split,
+                    headline_only=opts.headline_only,
                 )
                 result = runner.run_cell(cell, events.tick)
                 cell_rows = [r.model_copy(update={"host": host}) for r in result.rows(cell)]
@@ -274,9 +276,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     return Outcome(out, failures, interrupted, written)
 
 
-def _units(ready: plan.Plan, loaded: LoadedSpec) -> int:
+def _units(ready: plan.Plan, loaded: LoadedSpec, headline_only: bool) -> int:
     """A cell's share of the work: each query once per per_file pass."""
-    return len(ready.queries) * len(set(loaded.spec.per_file))
+    return len(ready.queries) * (1 if headline_only else len(set(loaded.spec.per_file)))
 
 
 def _dirs(ready: plan.Plan, opts: Options) -> CorpusDir:

@@ -46,6 +46,7 @@ class Cell:
     tree_files: int = 0
     split: str = "all"  # the queries given are all of the set, or its dev or test split
     track: str = "questions"  # hand-written questions, or the generated needles
+    headline_only: bool = False  # only the headline per_file pass
 
     @property
     def context(self) -> Context:
@@ -99,6 +100,14 @@ def per_file_passes(spec_per_file: list[int]) -> list[int]:
     ordered = sorted(set(spec_per_file))
     head = 1 if 1 in ordered else ordered[0]
     return [head] + [p for p in ordered if p != head]
+
+
+def _same_answers(searcher: Searcher, cell: Cell, k: int, head: int, per_file: int) -> bool:
+    """A one-shot engine whose every rendered command (argv, env, stdin) ignores per_file."""
+    if searcher.session is not None:
+        return False  # each request carries per_file: the engine may use it
+    return all(searcher.command(q.query, k, head) == searcher.command(q.query, k, per_file)
+               for q in cell.queries)
 
 
 def ensure_index(loaded: LoadedSpec, ctx: Context, corpus_pin: str, *,
@@ -176,10 +185,18 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     text = TreeText(cell.tree)
     timeouts = 0
     seen = Tally()
-    for per_file in per_file_passes(loaded.spec.per_file):
+    passes = per_file_passes(loaded.spec.per_file)[:1 if cell.headline_only else None]
+    asked: list[SearchResult] = []
+    for per_file in passes:
         run = Pass(per_file)
-        for q in cell.queries:
-            if timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
+        reuse = bool(asked) and _same_answers(searcher, cell, k_max, passes[0], per_file)
+        if reuse:
+            # The engine cannot see per_file: asking again would return the same answers.
+            run.answers_of = passes[0]
+        for i, q in enumerate(cell.queries):
+            if reuse:
+                found = asked[i]
+            elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
                 # A one-shot engine that hangs every time would otherwise cost its full
                 # timeout on every remaining query.
                 found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
@@ -188,6 +205,8 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                 found = searcher.search(q.query, k_max, per_file)
                 timeouts = timeouts + 1 if found.timed_out else 0
                 seen.add(found.parsed)
+            if per_file == passes[0] and len(passes) > 1:
+                asked.append(found)
             graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files)
@@ -196,12 +215,13 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
             if found.error is None:
                 run.latencies.append(found.latency_s)
-            elif found.rejected:
+            elif found.rejected and not reuse:
                 result.rejected.append(f"{q.id}: {found.error}")
         if cell.queries:
             # Each pass records its own command line: per_file is in it.
             run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
         result.passes.append(run)
+    asked.clear()
     result.parse_problems = problems(loaded.spec.parse, seen)
     head = result.passes[0] if result.passes else Pass(1)
     first = None

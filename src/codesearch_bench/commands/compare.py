@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         tracks=TRACKS if chosen == "all" else (chosen,),
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
-        keep_going=args.keep_going, split=args.split,
+        keep_going=args.keep_going, split=args.split, headline_only=args.headline_only,
         queries=[q.strip() for q in args.query.split(",") if q.strip()] if args.query else None,
     )
     # A bad --track value or a missing extra fails now, not after hours of engines.

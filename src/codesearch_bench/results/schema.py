@@ -165,6 +165,10 @@ class Row(_M):
     content_threshold: int | None = Field(
         default=None, description="a content-graded row (flag content_graded): the "
         "partial_ratio an item needed to count as containing a gold span")
+    answers_of: int | None = Field(
+        default=None, description="the per_file pass whose answers this row re-grades at its "
+        "own per_file: the engine's rendered command, env and stdin do not depend on per_file, "
+        "so it was asked once (latencies are that pass's); None: asked for this row")
 
 
 class Comparison(_M):

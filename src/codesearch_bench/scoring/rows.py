@@ -32,13 +32,16 @@ class Pass:
 
     `command` is the search command rendered for this pass's per_file (the
     first query's); None when it was not recorded, and then a row other than
-    the headline records none rather than another pass's.
+    the headline records none rather than another pass's. `answers_of` is the
+    pass whose answers this one re-graded at its own per_file, because the
+    engine's command did not depend on per_file.
     """
 
     per_file: int
     outcomes: list[QueryOutcome] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     command: list[str] | None = None
+    answers_of: int | None = None
 
 
 def quantile(values: list[float], q: float) -> float | None:
@@ -67,6 +70,7 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
                                                                 for o in run.outcomes),
             queries=run.outcomes,
             content_threshold=spec.content_threshold if spec.answer != "ranked" else None,
+            answers_of=run.answers_of,
         ))
     return rows
 

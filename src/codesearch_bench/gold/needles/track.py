@@ -33,7 +33,7 @@ from ..sets import POLICY_VERSION
 from . import docs
 from .generate import Candidate, Params, candidate, choose
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 TRACK = "needles"
 TRANSFORM = "doc-blanking"
 
@@ -130,7 +130,7 @@ def build(corpus: Corpus, base: CorpusDir, params: Params, key: str) -> Track:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     chosen = choose(corpus.name, found, where.tree, params, dropped=dropped,
-                    h_as_cpp=corpus.spec.h_as_cpp)
+                    h_as_cpp=corpus.spec.h_as_cpp, tier=tier(len(files)))
     text = "".join(q.model_dump_json(exclude_none=True) + "\n" for q in chosen.queries)
     where.queries.write_text(text)
     transform = {"name": TRANSFORM, "version": GENERATOR_VERSION, "files_blanked": blanked_files,
