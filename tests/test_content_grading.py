@@ -27,6 +27,8 @@ PARAPHRASE = ("To load the configuration, open the file at the given location an
     (GOLD.replace("json.load", "json.loads"), True),  # one character off
     (PARAPHRASE, False),  # the same meaning in other words is not the code
     ("def backoff(attempt):\n    return min(60, 2 ** attempt)\n", False),
+    ("def load_settings(path):", False),  # a fragment of the gold does not contain it
+    (GOLD[:-12], True),  # nearly all of it (the last few characters cut)
     ("", False),
 ])
 def test_the_threshold_separates_copies_from_paraphrases(item: str, relevant: bool) -> None:

@@ -263,8 +263,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         tiers=stats.tiers,
         summary=stats.summary,
         summaries=stats.summaries,
-        gaps=[Gap(engine=e, corpus=c, reason="not in the engine's `covers`")
-              for e, c in plan.gaps(plans, specs)],
+        gaps=[Gap(engine=e, corpus=c, reason=why) for e, c, why in plan.gaps(plans, specs)],
         failures=failures,
     )
     written = None

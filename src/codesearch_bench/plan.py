@@ -7,7 +7,10 @@ arguments alone -- engines rotated per corpus so no engine always runs first
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,15 +150,33 @@ def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
     return specs[shift:] + specs[:shift]
 
 
+def uncovered(loaded: LoadedSpec, ready: Plan) -> str | None:
+    """Why the engine cannot answer for this corpus at all, or None when it can."""
+    spec = loaded.spec
+    if spec.covers is not None and ready.corpus.name not in spec.covers:
+        return "not in the engine's `covers`"
+    if spec.reads is not None and not _holds(ready.tree, tuple(spec.reads)):
+        return f"the tree holds no file the engine reads (`reads`: {', '.join(spec.reads)})"
+    return None
+
+
 def covered(loaded: LoadedSpec, ready: Plan) -> bool:
-    """Whether the engine can answer for this corpus at all (its spec's `covers`)."""
-    return loaded.spec.covers is None or ready.corpus.name in loaded.spec.covers
+    return uncovered(loaded, ready) is None
 
 
-def gaps(plans: list[Plan], specs: list[LoadedSpec]) -> list[tuple[str, str]]:
-    """(engine, corpus) pairs an engine does not cover: gaps, not zeros."""
-    return [(loaded.name, ready.unit) for ready in plans for loaded in specs
-            if not covered(loaded, ready)]
+@functools.cache
+def _holds(tree: Path, globs: tuple[str, ...]) -> bool:
+    for _, _, names in os.walk(tree):
+        if any(fnmatch.fnmatchcase(n, g) for n in names for g in globs):
+            return True
+    return False
+
+
+def gaps(plans: list[Plan], specs: list[LoadedSpec]) -> list[tuple[str, str, str]]:
+    """(engine, corpus, reason) for each corpus an engine does not cover: gaps, not zeros."""
+    found = ((loaded.name, ready.unit, uncovered(loaded, ready))
+             for ready in plans for loaded in specs)
+    return [(e, c, why) for e, c, why in found if why is not None]
 
 
 def cells(plans: list[Plan], specs: list[LoadedSpec],

@@ -119,6 +119,10 @@ class EngineSpec(_Model):
         default=None, description="the corpora this engine can answer for at all (a hosted "
         "service's index of some libraries); any other corpus is a gap in the results, "
         "never a row of zeros")
+    reads: list[str] | None = Field(
+        default=None, description="the only files this engine indexes, as file-name globs "
+        "(a documentation index's *.md, *.rst); a corpus whose tree holds none of them is a "
+        "gap in the results, never a failed index")
     content_threshold: int = Field(
         default=85, ge=1, le=100, description="text and blob answers: an item is relevant "
         "when rapidfuzz partial_ratio with a gold span's text reaches this")

@@ -198,11 +198,12 @@ def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) ->
 
     for flag in flags_used(result.rows):
         say(f"{flag}: {FLAG_HELP[flag]}")
-    if result.gaps:
-        pairs = ", ".join(f"{g.engine} × {g.corpus}" for g in result.gaps[:12])
-        more = f" and {len(result.gaps) - 12} more" if len(result.gaps) > 12 else ""
-        say(f"not covered (a gap, not a zero: the engine's spec lists the corpora it can "
-            f"answer for): {pairs}{more}")
+    by_reason: dict[str, list[str]] = {}
+    for g in result.gaps:
+        by_reason.setdefault(g.reason, []).append(f"{g.engine} × {g.corpus}")
+    for reason, found in by_reason.items():
+        more = f" and {len(found) - 12} more" if len(found) > 12 else ""
+        say(f"not covered (a gap, not a zero: {reason}): {', '.join(found[:12])}{more}")
     if result.tiers and not wide:
         say(f"tier: engines sharing a letter are not significantly different on {TIER_METRIC} "
             "(Holm-adjusted p >= 0.05)")

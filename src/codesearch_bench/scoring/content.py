@@ -43,8 +43,14 @@ def gold_texts(gold: Sequence[Span], tree: TreeText) -> list[str]:
 
 
 def relevant(item: str, gold: str, threshold: int) -> bool:
+    """Whether the item contains the gold text, up to the threshold's tolerance."""
     if not item or not gold:
         return False
+    if len(item) < len(gold):
+        # partial_ratio aligns the shorter text inside the longer, whichever it is: a
+        # fragment of the gold (its first line, a name) would score 100. A shorter item
+        # contains the gold only when it is nearly all of it.
+        return fuzz.ratio(gold, item) >= threshold
     return fuzz.partial_ratio(gold, item) >= threshold
 
 
