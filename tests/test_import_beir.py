@@ -80,6 +80,10 @@ def test_the_suite_runs_and_results_carry_provenance(tmp_path: Path) -> None:
     info = result.corpora["toy-beir"]
     assert info.provenance is not None and info.provenance["dataset"] == "beir"
     assert info.queries == 2
+    # The qrels grade reaches the result: file nDCG@10 gains it (graded), the rest binary.
+    (row,) = [r for r in result.rows if r.headline]
+    q1 = next(q for q in row.queries if q.id.endswith("q1"))
+    assert [g.grade for g in q1.gold] == [2]
 
 
 def test_bad_input_names_the_file(tmp_path: Path) -> None:

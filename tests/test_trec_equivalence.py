@@ -288,3 +288,40 @@ def test_stored_outcomes_equal_trec_eval(tmp_path: Path, name: str) -> None:
         if mine is not None and saved:
             assert mine == pytest.approx(saved, abs=1e-12), case.qid
     assert assert_equal_to_reference([case for case, _ in stored]) > 500
+
+
+# --- graded qrels (an imported BEIR set): file nDCG@10 gains the grade ------------
+
+
+def test_graded_file_ndcg_equals_trec_eval_with_graded_qrels() -> None:
+    """trec_eval's ndcg_cut.10 with graded qrels (gain = grade), as BEIR reports it."""
+    rng = random.Random(7)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    mine: dict[str, float] = {}
+    for i in range(300):
+        qid = f"g{i}"
+        relevant = rng.sample(FILES, rng.randint(1, 8))
+        gold = [Span(p, grade=rng.choice([1, 1, 2, 3])) for p in relevant]
+        if rng.random() < 0.2:  # one file named twice: its highest grade counts
+            gold.append(Span(relevant[0], grade=1))
+        ranking = rng.sample(FILES, rng.randint(0, 25))
+        slots = [Slot(p, r, (Hit(p),)) for r, p in enumerate(ranking, start=1)]
+        got = scores(grade(slots, gold, spans=False), CUTOFFS)
+        mine[qid] = got["file.ndcg@10"]
+        qrels[qid] = {}
+        for g in gold:
+            assert g.grade is not None
+            qrels[qid][g.path] = max(qrels[qid].get(g.path, 0), g.grade)
+        if ranking:
+            run[qid] = {p: float(100 - r) for r, p in enumerate(ranking[:10])}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+    for qid, value in mine.items():
+        expected = ref[qid]["ndcg_cut_10"] if qid in ref else 0.0
+        assert value == pytest.approx(expected, abs=TOL), qid
+    # Ungraded gold keeps the binary nDCG, bit for bit.
+    plain = [Span(p) for p in FILES[:3]]
+    slots = [Slot(p, r, (Hit(p),)) for r, p in enumerate(FILES[2:8], start=1)]
+    ones = [Span(p, grade=1) for p in FILES[:3]]
+    assert scores(grade(slots, plain, spans=False), CUTOFFS) == \
+        scores(grade(slots, ones, spans=False), CUTOFFS)

@@ -29,6 +29,7 @@ class Span:
 
     Gold items, `bench probe --expect` answers and resolved definitions are all
     spans. `symbol` and `kind` say what the lines were resolved from, if anything.
+    `grade` is an imported dataset's graded relevance (None: relevant, ungraded).
     """
 
     path: str
@@ -36,6 +37,7 @@ class Span:
     end: int | None = None
     symbol: str | None = None
     kind: str | None = None
+    grade: int | None = None
 
     @property
     def file_level(self) -> bool:

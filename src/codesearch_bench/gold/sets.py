@@ -84,7 +84,7 @@ def _resolve(corpus: Corpus, tree: Path, qid: str, ref: GoldRef, report: GoldRep
                 report.failures.append(f"{qid}: {ref.path}: lines {ref.start}-{ref.end} run "
                                        f"past the file's {len(lines)} lines")
                 return None
-        return Span(ref.path, ref.start, ref.end)
+        return Span(ref.path, ref.start, ref.end, grade=ref.grade)
     try:
         return resolve(tree, ref.path, ref.symbol, kind=ref.kind, line=ref.line,
                        h_as_cpp=corpus.spec.h_as_cpp)

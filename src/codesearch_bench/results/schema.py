@@ -64,6 +64,8 @@ class GoldOut(_M):
     start: int | None = None
     end: int | None = None
     symbol: str | None = None
+    grade: int | None = Field(default=None, description="graded relevance from an imported "
+                              "dataset's qrels (file nDCG@10 gains it); None: ungraded")
 
 
 class QueryOutcome(_M):

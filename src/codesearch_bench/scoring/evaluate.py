@@ -41,7 +41,8 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
                        raw_hits=len(found.hits), leftovers=found.leftovers,
                        unsolicited=found.unsolicited,
                        gold=[GoldOut.model_construct(path=g.path, start=g.start, end=g.end,
-                                                     symbol=g.symbol) for g in gold],
+                                                     symbol=g.symbol, grade=g.grade)
+                             for g in gold],
                        replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
                        chunk_entered=spec.spans and any(not g.file_level for g in gold))
     evaluation = Evaluation(out)
@@ -111,6 +112,10 @@ def scores(graded: Grade, cutoffs: Sequence[int]) -> dict[str, float]:
     file = metrics.query_scores(graded.file_gains, graded.n_gold, cutoffs=cutoffs,
                                 depth=metrics.MRR_DEPTH)
     zero_miss = file.pop("zero_miss")
+    if graded.file_grades is not None and graded.ideal_grades is not None:
+        # Graded qrels: nDCG gains the grade, as the dataset's own tables compute it.
+        file[f"ndcg@{metrics.NDCG_CUTOFF}"] = metrics.graded_ndcg_at(
+            graded.file_grades, graded.ideal_grades, metrics.NDCG_CUTOFF)
     out = {f"file.{name}": value for name, value in file.items()}
     if graded.chunk_gains is not None:
         chunk = metrics.query_scores(graded.chunk_gains, graded.n_gold_chunks,

@@ -61,6 +61,20 @@ class Grade:
     n_gold_chunks: int
     first_file_slot: int | None
     first_chunk: tuple[int, int] | None  # (slot rank, chunk index) of the first gold chunk
+    # Graded gold only (an imported dataset's qrels): per slot the grade of the gold file
+    # it found (0: none), and every gold file's grade -- what graded nDCG needs.
+    file_grades: tuple[int, ...] | None = None
+    ideal_grades: tuple[int, ...] | None = None
+
+
+def file_grades(gold: list[Span]) -> dict[str, int] | None:
+    """Each gold file's grade (its highest), or None when the gold is not graded."""
+    if all(g.grade is None for g in gold):
+        return None
+    out: dict[str, int] = {}
+    for g in gold:
+        out[g.path] = max(out.get(g.path, 0), 1 if g.grade is None else g.grade)
+    return out
 
 
 def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
@@ -73,9 +87,15 @@ def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
         if path in where:
             file_gains[where[path]] += 1
     first_file = next((i + 1 for i, g in enumerate(file_gains[:depth]) if g), None)
+    grades = file_grades(gold)
+    graded = {}
+    if grades is not None:
+        graded = {"file_grades": tuple(grades[s.path] if gain else 0
+                                       for s, gain in zip(slots, file_gains, strict=True)),
+                  "ideal_grades": tuple(grades[p] for p in files)}
     with_span = relevant_spans(gold)
     if not spans or not with_span:
-        return Grade(tuple(file_gains), None, len(files), 0, first_file, None)
+        return Grade(tuple(file_gains), None, len(files), 0, first_file, None, **graded)
     chunk_gains = [0] * len(slots)
     first_chunk: tuple[int, int] | None = None
     for path, start, end in with_span:
@@ -90,4 +110,4 @@ def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
         if i < depth and (first_chunk is None or (i + 1, hit_index) < first_chunk):
             first_chunk = (i + 1, hit_index)
     return Grade(tuple(file_gains), tuple(chunk_gains), len(files), len(with_span), first_file,
-                 first_chunk)
+                 first_chunk, **graded)

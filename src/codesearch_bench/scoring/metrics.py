@@ -31,6 +31,7 @@ __all__ = [
     "MRR_DEPTH",
     "NDCG_CUTOFF",
     "average_precision_at",
+    "graded_ndcg_at",
     "hit_at",
     "mean",
     "metric_kinds",
@@ -132,6 +133,25 @@ def ndcg_at(gains: Sequence[int], n_gold: int, k: int = NDCG_CUTOFF) -> float:
     dcg = sum(r / math.log2(p + 1) for p, r in enumerate(rel, start=1))
     idcg = sum(1.0 / math.log2(p + 1) for p in range(1, min(n_gold, depth) + 1))
     return dcg / idcg
+
+
+def graded_ndcg_at(grades: Sequence[int], ideal: Sequence[int],
+                   k: int = NDCG_CUTOFF) -> float:
+    """nDCG with graded relevance over one slot per rank (file granularity).
+
+    ``grades[j]`` is the grade of the relevant item at slot j + 1 (0: none) and
+    ``ideal`` every relevant item's grade: ``DCG = sum_{p<=k} g_p / log2(p + 1)``
+    over the ranking, IDCG the same over ``ideal`` sorted best first. That is
+    trec_eval's ``ndcg_cut.k`` with graded qrels (gain = grade), the nDCG@10 that
+    BEIR's tables report; with 0/1 grades it equals ``ndcg_at``.
+    """
+    _check_k(k)
+    if any(g < 0 for g in grades) or any(g < 0 for g in ideal):
+        raise ValueError("grades are >= 0")
+    dcg = sum(g / math.log2(p + 1) for p, g in enumerate(grades[:k], start=1))
+    best = sorted((g for g in ideal if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(p + 1) for p, g in enumerate(best, start=1))
+    return dcg / idcg if idcg > 0 else 0.0
 
 
 def average_precision_at(gains: Sequence[int], n_gold: int, k: int) -> float:
