@@ -22,8 +22,10 @@ kills the tree at once instead of cutting the cleanup short.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import selectors
 import subprocess
 import threading
 import time
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 from ..errors import CommandRejected, EngineUnavailable
 from . import lifeline, procfs, reaper, signals
-from .pipes import Capture, feed
+from .pipes import CHUNK, Sink
 
 DEFAULT_MAX_STDOUT = 64 * 1024 * 1024
 DEFAULT_MAX_STDERR = 64 * 1024
@@ -169,17 +171,64 @@ def spawn(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None
     return proc
 
 
+class _Exit:
+    """Whether the direct child has exited, found without a thread waiting for it.
+
+    `is_set` collects the exit status with a non-blocking wait4 (the child is
+    bench's own: nothing else reaps it), so the reaper's stop() can poll it
+    like an Event. `fd` is a pidfd that turns readable when the child exits,
+    which wakes the selector loop at once; None where the OS has none, and
+    then the loop polls at its sampling pace.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.status: dict[str, object] = {}
+        self.fd: int | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self.fd = os.pidfd_open(pid)
+
+    def is_set(self) -> bool:
+        if self.status:
+            return True
+        try:
+            pid, code, usage = os.wait4(self.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere: the status is lost, not the run
+            self.status = {"end": time.perf_counter(), "code": -9, "maxrss": 0}
+            return True
+        if pid == 0:
+            return False
+        self.status = {"end": time.perf_counter(), "code": os.waitstatus_to_exitcode(code),
+                       "maxrss": usage.ru_maxrss * 1024}  # KiB on Linux
+        return True
+
+    def close(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
 class _Child:
-    """One started command: its process, tree, pipes and the thread that waits for it."""
+    """One started command: its process, tree, and one selector loop over its pipes.
+
+    The caller's thread drains stdout and stderr, feeds stdin, notices the exit
+    (on a pidfd) and samples memory, all in one loop: no helper thread per
+    command, whose start-up alone cost more than the rest of the bookkeeping.
+    """
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
         self.tree: reaper.Tree | None = None
-        self.out: Capture | None = None
-        self.err: Capture | None = None
-        self.exited = threading.Event()
-        self.status: dict[str, object] = {}
-        self.waiter: threading.Thread | None = None
+        self.out: Sink | None = None
+        self.err: Sink | None = None
+        self.exit: _Exit | None = None
+        self.sel: selectors.BaseSelector | None = None
+        self.pending = b""  # stdin not written yet
+
+    @property
+    def status(self) -> dict[str, object]:
+        return self.exit.status if self.exit is not None else {}
 
     def start(self, argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None,
               stdin: bytes | None, max_stdout: int, max_stderr: int, owner: str,
@@ -194,55 +243,101 @@ class _Child:
         self.proc = proc
         self.tree = reaper.Tree(root_pid=proc.pid, pgid=proc.pid)
         signals.track(self.tree)
-        self.waiter = threading.Thread(target=self._wait, daemon=True)
-        self.waiter.start()
+        self.exit = _Exit(proc.pid)
         assert proc.stdout is not None and proc.stderr is not None
-        self.out = Capture(os.dup(proc.stdout.fileno()), max_stdout, "head")
-        self.err = Capture(os.dup(proc.stderr.fileno()), max_stderr, "tail")
-        proc.stdout.close()
-        proc.stderr.close()
-        self.out.start()
-        self.err.start()
+        self.out, self.err = Sink(max_stdout, "head"), Sink(max_stderr, "tail")
+        sel = self.sel = selectors.DefaultSelector()
+        for pipe, sink in ((proc.stdout, self.out), (proc.stderr, self.err)):
+            fd = os.dup(pipe.fileno())
+            pipe.close()
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ, sink)
+        if self.exit.fd is not None:
+            sel.register(self.exit.fd, selectors.EVENT_READ, None)
         if stdin is not None:
-            threading.Thread(target=feed, args=(proc.stdin, stdin), daemon=True).start()
+            assert proc.stdin is not None
+            fd = os.dup(proc.stdin.fileno())
+            proc.stdin.close()
+            if stdin:
+                os.set_blocking(fd, False)
+                self.pending = stdin
+                sel.register(fd, selectors.EVENT_WRITE, "stdin")
+            else:
+                os.close(fd)
 
-    def _wait(self) -> None:
-        assert self.proc is not None
-        _, code, usage = os.wait4(self.proc.pid, 0)
-        self.status["end"] = time.perf_counter()
-        self.status["code"] = os.waitstatus_to_exitcode(code)
-        self.status["maxrss"] = usage.ru_maxrss * 1024  # KiB on Linux
-        self.exited.set()
+    def _pump(self, timeout: float) -> None:
+        """Wait up to timeout for the child's pipes or its exit; move what is ready."""
+        assert self.sel is not None
+        for key, _ in self.sel.select(timeout):
+            fd = int(key.fd)
+            if key.data is None:
+                continue  # the pidfd: the exit is collected by the caller
+            if key.data == "stdin":
+                try:
+                    written = os.write(fd, self.pending[:CHUNK])
+                    self.pending = self.pending[written:]
+                except BlockingIOError:
+                    continue
+                except OSError:  # the engine closed its stdin: the rest is not wanted
+                    self.pending = b""
+                if not self.pending:
+                    self._drop(fd)
+                continue
+            try:
+                chunk = os.read(fd, CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if chunk:
+                key.data.add(chunk)
+            else:
+                self._drop(fd)
+
+    def _drop(self, fd: int) -> None:
+        assert self.sel is not None
+        self.sel.unregister(fd)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    def _pipes_open(self) -> bool:
+        assert self.sel is not None
+        return any(key.data is not None for key in self.sel.get_map().values())
 
     def wait(self, deadline: float, grace: float) -> tuple[bool, bool]:
-        """Sample until the command exits or its deadline; (timed_out, killed)."""
-        assert self.tree is not None
+        """Drain and sample until the command exits or its deadline; (timed_out, killed)."""
+        assert self.tree is not None and self.exit is not None
         # VmHWM keeps each process's peak between samples, so sampling can thin out
         # quickly; the sampler competes with the engine for the CPU.
-        delay = 0.005
-        while not self.exited.is_set():
-            self.tree.sample()
-            remaining = deadline - time.perf_counter()
+        delay, next_sample = 0.005, time.perf_counter()
+        while not self.exit.is_set():
+            now = time.perf_counter()
+            if now >= next_sample:
+                self.tree.sample()
+                next_sample, delay = now + delay, min(delay * 2, 0.1)
+            remaining = deadline - now
             if remaining <= 0:
                 with signals.shielded():
-                    return True, self.tree.stop(grace=grace, root_done=self.exited)
-            self.exited.wait(min(delay, remaining))
-            delay = min(delay * 2, 0.1)
+                    return True, self.tree.stop(grace=grace, root_done=self.exit)
+            if self.exit.fd is None and not self._pipes_open():
+                time.sleep(min(next_sample - now, remaining, 0.005))
+                continue
+            self._pump(max(0.0, min(next_sample - now, remaining)))
         return False, False
 
     def abort(self, grace: float) -> None:
         """Interrupted or failed mid-run: interrupt, TERM, KILL, then the usual finish."""
         if self.tree is not None:
-            self.tree.stop(grace=grace, interrupt=True,
-                           root_done=self.exited if self.waiter is not None else None)
+            self.tree.stop(grace=grace, interrupt=True, root_done=self.exit)
         self.finish(grace)
 
     def finish(self, grace: float) -> int:
         """Reap the command, kill and reap what it left running; how many were left."""
-        if self.proc is None or self.tree is None:
+        if self.proc is None or self.tree is None or self.exit is None:
             return 0
-        if self.waiter is not None:
-            self.waiter.join(timeout=max(grace, 5.0) * 2)
+        give_up = time.perf_counter() + max(grace, 5.0) * 2
+        while not self.exit.is_set() and time.perf_counter() < give_up:
+            time.sleep(0.002)
         self.proc.returncode = int(self.status.get("code", -9))  # type: ignore[call-overload]
         reaper.disown(self.proc.pid)
         # The main process is gone; anything of its tree still running is a leftover.
@@ -251,10 +346,32 @@ class _Child:
             self.tree.stop(grace=grace, include_root=False)
         self.tree.reap()
         signals.untrack(self.tree)
-        for capture in (self.out, self.err):
-            if capture is not None:
-                capture.join(timeout=10)
+        self._drain(time.perf_counter() + 10)
         return len(leftovers)
+
+    def _drain(self, give_up: float) -> None:
+        """Read the pipes to their end (the tree is gone, so it comes), then close all."""
+        if self.sel is None:
+            return
+        for key in list(self.sel.get_map().values()):
+            if key.data is None:
+                self.sel.unregister(key.fd)
+        if self.exit is not None:
+            self.exit.close()
+        while self._pipes_open() and time.perf_counter() < give_up:
+            self._pump(max(0.0, give_up - time.perf_counter()))
+        for key in list(self.sel.get_map().values()):
+            self._drop(int(key.fd))
+        self.sel.close()
+
+
+def _own_peak() -> int:
+    """bench's own peak RSS: what a child's ru_maxrss may have inherited across fork."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return procfs.hwm(os.getpid()) or 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
 
 
 def run(
@@ -271,7 +388,7 @@ def run(
     requires: str | None = None,
 ) -> Measurement:
     """Run argv to completion or to its deadline; see the module docstring."""
-    own_peak = procfs.hwm(os.getpid()) or 0
+    own_peak = _own_peak()
     start = time.perf_counter()
     child = _Child()
     try:

@@ -23,6 +23,7 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import psutil
 
@@ -32,6 +33,12 @@ from .procfs import hwm, identity
 __all__ = ["Tree", "disown", "hwm", "identity", "own", "reap_orphans"]
 
 _lock = threading.Lock()
+
+
+class Done(Protocol):
+    """Says whether the tree's root has exited (a threading.Event is one)."""
+
+    def is_set(self) -> bool: ...
 #: pids of direct children that a Popen object owns and will wait for itself.
 _owned: set[int] = set()
 
@@ -249,7 +256,7 @@ class Tree:
                 os.kill(pid, signal.SIGKILL)
 
     def stop(self, *, grace: float, interrupt: bool = False,
-             root_done: threading.Event | None = None, include_root: bool = True) -> bool:
+             root_done: Done | None = None, include_root: bool = True) -> bool:
         """Interrupt (optional) -> TERM -> KILL until nothing is left. True if KILL was needed."""
         steps = ([signal.SIGINT] if interrupt else []) + [signal.SIGTERM]
         for sig in steps:
@@ -264,7 +271,7 @@ class Tree:
         self.reap()
         return True
 
-    def _wait_gone(self, timeout: float, root_done: threading.Event | None,
+    def _wait_gone(self, timeout: float, root_done: Done | None,
                    include_root: bool, *, patient: bool) -> bool:
         """Wait for the tree to be gone; an escalation ends the wait unless patient."""
         deadline = time.monotonic() + timeout
