@@ -163,13 +163,22 @@ def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
         "pinned by content), query sets, and the dataset's provenance in every entry. Run it "
         "with `bench compare --suite OUT`.")
     p.add_argument("dataset", choices=sorted(IMPORTERS), help="the dataset's format")
-    p.add_argument("--from", dest="source", type=Path, required=True, metavar="PATH",
+    p.add_argument("--from", dest="source", type=Path, default=None, metavar="PATH",
                    help="the downloaded dataset (BEIR: the folder with corpus.jsonl; repoqa: "
-                   "the release file repoqa-<date>.json[.gz])")
+                   "the release file repoqa-<date>.json[.gz]); without it, the pinned "
+                   "revision is loaded from the Hugging Face hub (the `datasets` extra)")
+    variants = "; ".join(f"{name}: {', '.join(i.hub.variants)} (default {i.hub.default})"
+                         for name, i in sorted(IMPORTERS.items()) if i.hub and i.hub.variants)
+    p.add_argument("--variant", default=None,
+                   help=f"without --from, which pinned dataset to load ({variants})")
+    p.add_argument("--hub", default=None, metavar="ID@REVISION",
+                   help="without --from, load this hub dataset at this full commit instead "
+                   "(beir: required, e.g. a CoIR set)")
     p.add_argument("--out", type=Path, default=None,
                    help="the suite folder to write (default: ./suites/<name>)")
     p.add_argument("--name", default=None, help="corpus name (default: the dataset folder's)")
-    p.add_argument("--split", default="test", help="which qrels to import (default test)")
+    p.add_argument("--split", default="test", help="which qrels to import, or which split to "
+                   "load from the hub (default test)")
     p.add_argument("--ext", default="txt",
                    help="extension of the generated files, e.g. py for a grammar (default txt)")
     p.add_argument("--limit", type=int, default=None, help="only the first N queries")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..corpus.config import load_corpora
-from ..datasets import IMPORTERS
+from ..datasets import IMPORTERS, hub
 from ..datasets.base import Options
 from ..datasets.write import write
 from ..errors import UsageError
@@ -17,11 +17,18 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give a number of queries >= 1")
     importer = IMPORTERS[args.dataset]
-    suite = importer.load(Options(source=args.source, name=args.name, split=args.split,
-                                  extension=args.ext.lstrip("."), limit=args.limit,
-                                  license=args.license,
-                                  languages=[x.strip() for x in args.language.split(",")
-                                             if x.strip()] if args.language else None))
+    opts = Options(source=args.source or Path(), name=args.name, split=args.split,
+                   extension=args.ext.lstrip("."), limit=args.limit, license=args.license,
+                   languages=[x.strip() for x in args.language.split(",")
+                              if x.strip()] if args.language else None)
+    if args.source is None:  # the pinned revision, from the Hugging Face hub
+        suite = hub.load(importer, opts, variant=args.variant, ref=args.hub)
+    elif args.variant is not None or args.hub is not None:
+        raise UsageError("--variant and --hub choose what to load from the Hugging Face hub; "
+                         "with --from, the file you pass is the dataset",
+                         hint="drop --from to load from the hub, or drop --variant/--hub")
+    else:
+        suite = importer.load(opts)
     out = args.out or Path("suites") / (suite.corpora[0].name if len(suite.corpora) == 1
                                         else suite.dataset)
     written = write(suite, out)

@@ -9,12 +9,18 @@ hash of it making the name unique and stable; `<hh>` spreads the files over
 text. Every qrels pair with a score above 0 is a file-level gold item with
 its grade kept (`grade`); pairs whose document is not in the corpus, and
 queries left with no gold, are dropped and counted.
+
+With no --from, `--hub ID@REVISION` names a dataset on the Hugging Face hub in
+the layout CoIR and MTEB publish: configurations `corpus` and `queries` (each
+one split of that name) and the qrels (`query-id`, `corpus-id`, `score`) in the
+default configuration, split --split; they are written as the folder above.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -22,7 +28,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import ImportedCorpus, Importer, Options, Suite
+from .base import Fetch, Hub, HubSource, ImportedCorpus, Importer, Options, Suite
 from .files import digest, jsonl
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -118,5 +124,30 @@ def load(opts: Options) -> Suite:
     return Suite("beir", [corpus], provenance, kept=len(queries), dropped=dropped)
 
 
-IMPORTER = Importer("beir", "BEIR-format retrieval sets: corpus.jsonl, queries.jsonl, qrels",
-                    load)
+def export(fetch: Fetch, source: HubSource, folder: Path, opts: Options) -> Path:
+    """A hub dataset in the CoIR/MTEB layout -> the BEIR folder `load` reads."""
+    root = folder / (_UNSAFE.sub("-", source.id.rsplit("/", 1)[-1]).strip("-").lower() or "beir")
+    (root / "qrels").mkdir(parents=True)
+    for config in ("corpus", "queries"):
+        with (root / f"{config}.jsonl").open("w", encoding="utf-8") as fh:
+            for row in fetch(config, config):
+                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    with (root / "qrels" / f"{opts.split}.tsv").open("w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        out.writerow(["query-id", "corpus-id", "score"])
+        for n, row in enumerate(fetch(source.config, opts.split), 1):
+            if any(key not in row for key in ("query-id", "corpus-id", "score")):
+                raise UsageError(f"{source.id}: qrels row {n} has {sorted(row)}; a BEIR qrels "
+                                 "row has query-id, corpus-id and score",
+                                 hint="--hub takes a dataset in the CoIR/MTEB layout "
+                                 "(configurations corpus, queries, and the qrels as default)")
+            out.writerow([row["query-id"], row["corpus-id"], row["score"]])
+    return root
+
+
+IMPORTER = Importer(
+    "beir", "BEIR-format retrieval sets: corpus.jsonl, queries.jsonl, qrels", load,
+    hub=Hub(variants={}, default=None, export=export),
+    download="the unpacked dataset folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv); "
+    "or, with no --from, name a hub dataset in the CoIR/MTEB layout with --hub ID@REVISION, "
+    "e.g. --hub CoIR-Retrieval/cosqa@bc5efb7e9d437246ce393ed19d772e08e4a79535")

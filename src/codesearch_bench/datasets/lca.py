@@ -5,7 +5,8 @@ Rows carry the dataset's own fields (`repo_owner`, `repo_name`, `base_sha`,
 `py`, `java` or `kt` configuration. Each row is a git pin of the repository
 at `base_sha`; the query is the title, a blank line and the body; the gold the
 non-test files the fix's diff changes that exist before it (diffs.py), so
-Kotlin and Java rows are file-level like Python's.
+Kotlin and Java rows are file-level like Python's. With no --from, the pinned
+revision's configuration (`--variant py|java|kt`, default py) is loaded from the hub.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import ImportedCorpus, Importer, Options, Suite
+from .base import Hub, HubSource, ImportedCorpus, Importer, Options, Suite
 from .diffs import gold_files
 from .files import digest
+from .hub import export_rows
 from .swebench import rows_of
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -71,4 +73,11 @@ def load(opts: Options) -> Suite:
                  dropped=dropped)
 
 
-IMPORTER = Importer("lca", "Long Code Arena bug localization rows -> localization tasks", load)
+HUB = Hub(variants={config: HubSource("JetBrains-Research/lca-bug-localization",
+                                      "7200215ac657d138c4523bf1ec323971f53a3068", config)
+                    for config in ("py", "java", "kt")}, default="py", export=export_rows)
+
+IMPORTER = Importer("lca", "Long Code Arena bug localization rows -> localization tasks", load,
+                    hub=HUB, download="a JSON-lines export of one configuration's split, e.g. "
+                    "`datasets.load_dataset('JetBrains-Research/lca-bug-localization', 'py', "
+                    "split='test').to_json('lca-py.jsonl')`")

@@ -131,5 +131,11 @@ def load(opts: Options) -> Suite:
                  kept=provenance["needles_kept"], dropped=dropped)
 
 
+# Not a hub dataset: the release file is an asset of a GitHub release, so --from is required.
+RELEASE = ("https://github.com/evalplus/repoqa_release/releases/download/2024-06-23/"
+           "repoqa-2024-06-23.json.gz")
+
 IMPORTER = Importer("repoqa", "RepoQA Search-Needle-Function release files (all languages)",
-                    load)
+                    load, download=f"RepoQA's release file, a GitHub release asset (not a "
+                    f"Hugging Face dataset): download {RELEASE} (or another release's "
+                    "repoqa-<date>.json.gz) and pass it with --from")

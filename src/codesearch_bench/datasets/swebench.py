@@ -7,7 +7,8 @@ one query is the problem statement and its gold the files the fix patch
 changes, read from the diff's own headers: a file whose old side is
 `/dev/null` (created by the fix) is not in the pinned tree and is left out,
 and so is every test file (`is_test_path`). A task left with no gold file is
-dropped and counted.
+dropped and counted. With no --from, the pinned revision of the variant
+(`--variant full|lite|verified`, default verified) is loaded from the hub.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import ImportedCorpus, Importer, Options, Suite
+from .base import Hub, HubSource, ImportedCorpus, Importer, Options, Suite
 from .diffs import gold_files
 from .files import digest, jsonl
+from .hub import export_rows
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -81,5 +83,16 @@ def load(opts: Options) -> Suite:
     return Suite("swe-bench", corpora, provenance, kept=len(corpora), dropped=dropped)
 
 
+# The dataset repositories' commits (the SWE-bench organization's, where princeton-nlp/*
+# now redirects); README.md says how each was checked.
+HUB = Hub(variants={
+    "full": HubSource("SWE-bench/SWE-bench", "7074ef12ea2a6f70a228943c1336553333c22786"),
+    "lite": HubSource("SWE-bench/SWE-bench_Lite", "b0dde1093fe417d83b7184254edf8199c1f0dff5"),
+    "verified": HubSource("SWE-bench/SWE-bench_Verified",
+                          "91aa3ed51b709be6457e12d00300a6a596d4c6a3"),
+}, default="verified", export=export_rows)
+
 IMPORTER = Importer("swebench", "SWE-bench / Lite / Verified rows -> file localization tasks",
-                    load)
+                    load, hub=HUB, download="a JSON-lines export of the split, e.g. "
+                    "`datasets.load_dataset('SWE-bench/SWE-bench_Verified', split='test')"
+                    ".to_json('verified.jsonl')`")
