@@ -35,7 +35,8 @@ from ..errors import BenchError
 from . import reaper, signals
 from .lines import EOF, NO_ID, OVERSIZE, LineReader, Partial, answers, echoed_id, write_all
 from .pipes import Capture
-from .process import DEFAULT_GRACE, DEFAULT_MAX_STDERR, spawn
+from .process import DEFAULT_GRACE, DEFAULT_MAX_STDERR
+from .spawn import spawn
 
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
 #: After EOF on its stdin, how long an engine may take to exit by itself before TERM.
