@@ -90,6 +90,10 @@ def recall_at(gains: Sequence[int], n_gold: int, k: int) -> float:
     """
     _check(gains, n_gold)
     _check_k(k)
+    return _recall(gains, n_gold, k)
+
+
+def _recall(gains: Sequence[int], n_gold: int, k: int) -> float:
     return sum(gains[:k]) / n_gold
 
 
@@ -127,7 +131,10 @@ def ndcg_at(gains: Sequence[int], n_gold: int, k: int = NDCG_CUTOFF) -> float:
     ``IDCG = sum_{p<=min(G, L)} 1 / log2(p + 1)``: trec_eval's ``ndcg_cut.L``.
     """
     _check(gains, n_gold)
-    rel = ranks(gains, k)
+    return _ndcg(gains, n_gold, k, ranks(gains, k))
+
+
+def _ndcg(gains: Sequence[int], n_gold: int, k: int, rel: list[int]) -> float:
     depth = len(rel) + max(0, k - len(gains))
     # Plain sums, in rank order: the bits stay those of earlier versions for 0/1 gains.
     dcg = sum(r / math.log2(p + 1) for p, r in enumerate(rel, start=1))
@@ -162,9 +169,13 @@ def average_precision_at(gains: Sequence[int], n_gold: int, k: int) -> float:
     the run cut after slot k, and its ``map_cut_k`` when gains are 0/1.
     """
     _check(gains, n_gold)
+    return _ap(n_gold, ranks(gains, k))
+
+
+def _ap(n_gold: int, rel_by_rank: list[int]) -> float:
     total = 0.0
     found = 0
-    for p, rel in enumerate(ranks(gains, k), start=1):
+    for p, rel in enumerate(rel_by_rank, start=1):
         if rel:
             found += 1
             total += found / p
@@ -223,15 +234,22 @@ def query_scores(
     if not cutoffs:
         raise ValueError("need at least one cutoff")
     depth = max(cutoffs) if depth is None else depth
+    # Checked once here, then the same formulas as the public functions: a
+    # persistent engine's query costs less than a millisecond, and checking the
+    # gains again for every metric was a large part of it.
+    _check(gains, n_gold)
+    for k in (*cutoffs, depth):
+        _check_k(k)
+    by_rank = {k: ranks(gains, k) for k in {*cutoffs, NDCG_CUTOFF}}
     scores: dict[str, float] = {}
     for k in cutoffs:
-        scores[f"recall@{k}"] = recall_at(gains, n_gold, k)
+        scores[f"recall@{k}"] = _recall(gains, n_gold, k)
     for k in cutoffs:
         scores[f"hit@{k}"] = hit_at(gains, k)
     for k in cutoffs:
-        scores[f"map@{k}"] = average_precision_at(gains, n_gold, k)
+        scores[f"map@{k}"] = _ap(n_gold, by_rank[k])
     scores["mrr"] = reciprocal_rank(gains, depth)
-    scores[f"ndcg@{NDCG_CUTOFF}"] = ndcg_at(gains, n_gold, NDCG_CUTOFF)
+    scores[f"ndcg@{NDCG_CUTOFF}"] = _ndcg(gains, n_gold, NDCG_CUTOFF, by_rank[NDCG_CUTOFF])
     scores["p@1"] = precision_at_1(gains)
     scores["zero_miss"] = zero_miss(gains if file_gains is None else file_gains, depth)
     return scores
