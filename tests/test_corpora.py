@@ -172,10 +172,13 @@ def test_git_fetches_only_the_pinned_commit(tmp_path: Path) -> None:
     (corpus,) = load_corpora(path).values()
     result = setup(corpus, tmp_path / "corpora")
     assert (result.tree / "src/a.py").read_text() == "two\n"
-    checkout = tmp_path / "corpora" / "g" / "checkout"
-    assert git(checkout, "rev-parse", "HEAD") == pinned
-    assert git(checkout, "rev-list", "--count", "--all") == "1"
+    # The checkout is the commit's files alone; its objects are in the repository's store.
+    assert not (tmp_path / "corpora" / "g" / "checkout" / ".git").exists()
+    (store,) = (tmp_path / "corpora" / ".git-store").glob("*.git")
+    assert git(store, "rev-parse", f"refs/pins/{pinned}") == pinned
+    assert git(store, "rev-list", "--count", "--all") == "1"
     assert "shallow" in result.how
+    assert result.manifest.fetch is not None and result.manifest.fetch["commit"] == pinned
 
 
 def test_git_insteadof_redirects_to_a_local_mirror(tmp_path: Path,

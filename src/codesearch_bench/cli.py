@@ -182,6 +182,16 @@ def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--ext", default="txt",
                    help="extension of the generated files, e.g. py for a grammar (default txt)")
     p.add_argument("--limit", type=int, default=None, help="only the first N queries")
+    p.add_argument("--max-tasks", default=None, metavar="N|auto",
+                   help="keep at most N tasks (corpora), and only as many as the disk of the "
+                   "corpora root holds; auto: as many as fit (tasks of one repository kept "
+                   "together, so they share its git store)")
+    p.add_argument("--task-bytes", default=None, metavar="SIZE",
+                   help="with --max-tasks: a task tree's size when no commit of its "
+                   "repository is set up yet (e.g. 300M; default 200M)")
+    p.add_argument("--corpora-root", type=Path, default=None,
+                   help="with --max-tasks: where the corpora will be set up, whose free space "
+                   "counts (default $BENCH_CORPORA or <work>/corpora)")
     p.add_argument("--license", default=None, help="the dataset's license, when its files "
                    "do not say (recorded in the provenance)")
     p.add_argument("--language", default=None, metavar="LANG[,LANG]",

@@ -6,11 +6,13 @@ import argparse
 from pathlib import Path
 
 from ..corpus.config import load_corpora
-from ..datasets import IMPORTERS, hub
+from ..corpus.sources.gitstore import human
+from ..datasets import IMPORTERS, budget, hub
 from ..datasets.base import Options
 from ..datasets.write import write
 from ..errors import UsageError
 from ..render.ui import UI
+from ..workdir import Where
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
@@ -29,6 +31,12 @@ def run(args: argparse.Namespace, ui: UI) -> int:
                          hint="drop --from to load from the hub, or drop --variant/--hub")
     else:
         suite = importer.load(opts)
+    room = None
+    if args.max_tasks is not None:
+        suite, room = budget.fit(
+            suite, max_tasks=budget.parse_max_tasks(args.max_tasks),
+            root=Where.of(args).corpora_root,
+            task_bytes=budget.parse_bytes(args.task_bytes) if args.task_bytes else None)
     out = args.out or Path("suites") / (suite.corpora[0].name if len(suite.corpora) == 1
                                         else suite.dataset)
     written = write(suite, out)
@@ -40,6 +48,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     for reason, count in sorted(suite.dropped.items()):
         if count:
             say(f"  dropped {count}: {reason}", markup=False, highlight=False)
+    if room is not None:
+        say(f"disk: {human(room.free)} free on {room.where}, {human(room.margin)} kept as a "
+            f"margin; the {len(suite.corpora)} tasks kept need about {human(room.needed)}"
+            + (f", {room.dropped} left out" if room.dropped else ""),
+            markup=False, highlight=False)
     say(f"wrote {', '.join(str(p) for p in written)}", markup=False, highlight=False)
     say(f"run it: bench compare --suite {out}", markup=False, highlight=False)
     return 0

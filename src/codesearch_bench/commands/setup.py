@@ -10,8 +10,9 @@ import argparse
 
 from ..corpus.config import load_corpora, select
 from ..corpus.setup import setup_all
+from ..corpus.sources import gitstore
 from ..render import progress
-from ..render.setup import render_setup
+from ..render.setup import render_setup, render_stores
 from ..render.ui import UI
 from ..workdir import Where
 
@@ -22,4 +23,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     with progress.download_progress(ui.err) as bar:
         outcomes = setup_all(corpora, where.corpora_root, bar)
     render_setup(ui.out, outcomes)
+    used = {o.name: str(o.result.manifest.fetch["url"]) for o in outcomes
+            if o.result is not None and o.result.manifest.fetch
+            and "url" in o.result.manifest.fetch}
+    render_stores(ui.out, gitstore.summarize(where.corpora_root.resolve(), used))
     return max((o.error.exit_code for o in outcomes if o.error is not None), default=0)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import BenchError
 from .config import Corpus
@@ -58,11 +59,17 @@ def setup(corpus: Corpus, root: Path, *, progress: Progress | None = None) -> Se
                            "already set up")
     where.base.mkdir(parents=True, exist_ok=True)
     where.setup_marker.unlink(missing_ok=True)
-    checkout, how, in_place = _materialize(corpus, where, progress or no_progress)
+    previous = _fetch_record(where, corpus.pin)
+    checkout, how, in_place, record = _materialize(corpus, where, progress or no_progress)
     # Hard links save a copy of bench's own checkout; the user's own files are copied, so
     # an engine that writes to its tree can never change them.
     manifest = build_tree(corpus.name, corpus.pin, corpus.spec, checkout, where,
                           link=not in_place)
+    if how == "checkout reused":
+        record = previous  # the fetch that made the checkout is still what it cost
+    if record is not None:
+        manifest = replace(manifest, fetch=record)
+        manifest.write(where.manifest)
     where.setup_marker.write_text(json.dumps({"identity": corpus.identity, "pin": corpus.pin}))
     return SetupResult(corpus, where.tree, manifest, False, how)
 
@@ -79,11 +86,20 @@ def setup_all(corpora: list[Corpus], root: Path,
     return out
 
 
+def _fetch_record(where: CorpusDir, pin: str) -> dict[str, Any] | None:
+    """The fetch record of the manifest setup last wrote, when it was of this pin."""
+    try:
+        manifest = Manifest.read(where.manifest)
+    except BenchError:
+        return None
+    return manifest.fetch if manifest.pin == pin else None
+
+
 def _materialize(corpus: Corpus, where: CorpusDir,
-                 progress: Progress) -> tuple[Path, str, bool]:
+                 progress: Progress) -> tuple[Path, str, bool, dict[str, Any] | None]:
     checkout, pin_file = where.checkout, where.checkout_pin
     if checkout.is_dir() and pin_file.is_file() and pin_file.read_text() == corpus.pin:
-        return checkout, "checkout reused", False
+        return checkout, "checkout reused", False, None
     if checkout.exists():
         shutil.rmtree(checkout)
     pin_file.unlink(missing_ok=True)
@@ -92,7 +108,7 @@ def _materialize(corpus: Corpus, where: CorpusDir,
                                    progress))
     if not fetched.in_place:
         pin_file.write_text(corpus.pin)
-    return fetched.checkout, fetched.how, fetched.in_place
+    return fetched.checkout, fetched.how, fetched.in_place, fetched.record
 
 
 def invalidate(root: Path, corpus: Corpus) -> None:

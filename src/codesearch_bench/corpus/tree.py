@@ -51,6 +51,9 @@ class Manifest:
     transform: dict[str, Any] | None = None
     # Files the include globs chose but a declared rule left out (minified, generated).
     excluded: dict[str, Any] | None = None
+    # How the checkout was fetched and what it cost on disk (git: the shared store, bytes
+    # fetched into it and stored in the checkout); None when the source records nothing.
+    fetch: dict[str, Any] | None = None
 
     @classmethod
     def read(cls, path: Path) -> Manifest:

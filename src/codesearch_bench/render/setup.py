@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..corpus.setup import SetupOutcome
+from ..corpus.sources.gitstore import StoreSummary, human
 from ..gold.check import CorpusCheck
 
 
@@ -31,6 +32,16 @@ def render_setup(console: Console, outcomes: list[SetupOutcome]) -> None:
     for o in outcomes:
         if o.error is not None:
             console.print(f"[bold red]error[/] {escape(o.name)}: {escape(str(o.error))}")
+
+
+def render_stores(console: Console, stores: list[StoreSummary]) -> None:
+    """One line per shared git object store: its size, its pinned commits, who shares it."""
+    for s in stores:
+        console.print(f"git store {escape(str(s.store))}: {human(s.bytes)}, {s.commits} pinned "
+                      f"commit{'s' if s.commits != 1 else ''}, shared by {len(s.corpora)} "
+                      f"{'corpora' if len(s.corpora) != 1 else 'corpus'} "
+                      f"({escape(', '.join(s.corpora))}) for {escape(s.url)}",
+                      soft_wrap=True, highlight=False)
 
 
 def render_validate(console: Console, checks: list[CorpusCheck]) -> None:

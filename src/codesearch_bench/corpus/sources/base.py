@@ -25,6 +25,8 @@ class Fetched:
     checkout: Path
     how: str
     in_place: bool = False  # a local directory used as it is: nothing to cache or pin
+    # What the fetch cost on disk, kept in the manifest (git: bytes fetched and stored).
+    record: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
