@@ -196,6 +196,9 @@ def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
                    "do not say (recorded in the provenance)")
     p.add_argument("--language", default=None, metavar="LANG[,LANG]",
                    help="repoqa: only these languages (default: every language in the file)")
+    p.add_argument("--repos", type=Path, default=None, metavar="DIR",
+                   help="sweqa: the local clones, one per repository (DIR/<name> or "
+                   "DIR/<owner>/<name>), whose pinned trees resolve the answers' citations")
 
 
 def build_parser() -> _Parser:

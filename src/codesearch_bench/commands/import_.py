@@ -22,7 +22,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     opts = Options(source=args.source or Path(), name=args.name, split=args.split,
                    extension=args.ext.lstrip("."), limit=args.limit, license=args.license,
                    languages=[x.strip() for x in args.language.split(",")
-                              if x.strip()] if args.language else None)
+                              if x.strip()] if args.language else None, repos=args.repos)
     if args.source is None:  # the pinned revision, from the Hugging Face hub
         suite = hub.load(importer, opts, variant=args.variant, ref=args.hub)
     elif args.variant is not None or args.hub is not None:

@@ -46,6 +46,7 @@ class Options:
     limit: int | None = None  # keep the first N queries (a quick look)
     license: str | None = None  # the dataset's license, when the files do not say
     languages: list[str] | None = None  # RepoQA: only these languages (default: all)
+    repos: Path | None = None  # SWE-QA: a folder of local clones, one per repository
 
 
 #: (config, split) -> that split's rows, from the pinned revision of the dataset on the hub.
