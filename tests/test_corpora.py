@@ -297,3 +297,19 @@ def test_npm_corpus_with_a_relative_root(tmp_path: Path, monkeypatch: pytest.Mon
     result = setup(corpus, Path(".bench/corpora"))
     assert (result.tree / "index.js").is_file()
     assert "integrity verified" in result.how
+
+
+def test_setup_all_counts_corpora_and_bytes_for_the_progress_line(tmp_path: Path) -> None:
+    from minicorpus import make_corpus
+
+    from codesearch_bench.corpus.setup import setup_all
+
+    make_corpus(tmp_path, "one")
+    toml = make_corpus(tmp_path, "two")
+    corpora = list(load_corpora(toml).values())
+    seen: list[tuple[int, int, int]] = []
+    outcomes = setup_all(corpora, tmp_path / "corpora", None,
+                         lambda done, total, stored: seen.append((done, total, stored)))
+    assert [o.error for o in outcomes] == [None, None]
+    sizes = [o.result.manifest.bytes for o in outcomes if o.result is not None]
+    assert seen == [(0, 2, 0), (1, 2, sizes[0]), (2, 2, sizes[0] + sizes[1])]

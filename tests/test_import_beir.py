@@ -94,3 +94,20 @@ def test_bad_input_names_the_file(tmp_path: Path) -> None:
     assert "test.tsv:1" in str(err.value)
     assert main(["import", "beir", "--from", str(tmp_path / "nowhere"),
                  "--out", str(tmp_path / "o")]) == 2
+
+
+def test_an_imported_suite_sets_up_validates_and_probes_by_suite(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "suite"
+    assert main(["import", "beir", "--from", str(_dataset(tmp_path)), "--out", str(out)]) == 0
+    work = ["--work", str(tmp_path / "w")]
+    assert main(["setup", "--suite", str(out), *work]) == 0
+    assert main(["validate", "--suite", str(out), *work]) == 0
+    capsys.readouterr()
+    assert main(["probe", "--engine", "engines/grep.json", "--suite", str(out),
+                 "--query", "toy-beir-q1", *work]) == 0
+    shown = capsys.readouterr().out
+    assert doc_path("d1", "txt") in shown  # the query's gold, found in the suite's one corpus
+    assert main(["probe", "--engine", "engines/grep.json", "--suite", str(out),
+                 "--query", "nope", *work]) == UsageError.exit_code
+    assert "--query nope: no corpus of the suite has that query" in capsys.readouterr().err

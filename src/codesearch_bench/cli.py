@@ -37,9 +37,12 @@ def _add_probe(sub: argparse._SubParsersAction[_Parser]) -> None:
         "expected answer. Run it before any comparison.",
     )
     p.add_argument("--engine", required=True, type=Path, help="engine spec (JSON)")
-    where = p.add_mutually_exclusive_group(required=True)
+    where = p.add_mutually_exclusive_group()
     where.add_argument("--root", type=Path, help="a directory to search (ad hoc)")
-    where.add_argument("--corpus", help="a set-up corpus from corpora.toml")
+    where.add_argument("--corpus", help="a set-up corpus from corpora.toml (with --suite DIR "
+                       "and --query: the corpus that has that query)")
+    p.add_argument("--suite", default=None, metavar="quick|full|DIR",
+                   help="the corpora of a named suite, or of a folder `bench import` wrote")
     p.add_argument("--query", metavar="ID", help="a query id from the corpus's query set")
     p.add_argument("--text", help="the query text (with --root; overrides --query's text)")
     p.add_argument("--expect", action="append", default=[],
@@ -67,7 +70,10 @@ def _add_corpus_command(sub: argparse._SubParsersAction[_Parser], name: str,
     """setup and validate take the same flags: which corpora, and where they live."""
     p = sub.add_parser(name, help=help_text)
     p.add_argument("--corpus", default=None,
-                   help="NAME[,NAME...] or all (default: the default corpora)")
+                   help="NAME[,NAME...] or all (default: the suite's corpora)")
+    p.add_argument("--suite", default=None, metavar="quick|full|DIR",
+                   help="quick (default): the default corpora; full: every corpus; DIR: a "
+                   "suite `bench import` wrote (every corpus of its corpora.toml)")
     p.add_argument("--work", type=Path, default=None, help="work dir (default ./.bench)")
     _corpus_flags(p)
 
@@ -121,6 +127,10 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="run only shard I of N of the (engine x corpus) cells, or `auto`: the "
                    "index and count from a Slurm array, a Kubernetes Indexed Job or "
                    "BENCH_SHARD_INDEX/BENCH_SHARD_COUNT; merge with `bench report --merge`")
+    p.add_argument("--jobs", default="1", metavar="N|auto",
+                   help="run up to N cells at once, never two on one corpus (auto: one per "
+                   "CPU; default 1). Quality is the same; rows measured beside another cell "
+                   "are flagged concurrent=N, their latency and memory not comparable")
     _corpus_flags(p)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import shards, workdir
@@ -19,43 +18,24 @@ from ..plan import TRACKS
 from ..render import progress, table
 from ..render.ui import UI
 from ..tracking import tracker_for
-
-
-@dataclass(frozen=True)
-class Suite:
-    corpus: str | None  # --corpus when none is given (None: the default corpora)
-    query_set: str
-
-
-#: `--suite`: quick stays a few minutes on 2 cores; full is every corpus and both tracks.
-SUITES = {"quick": Suite(None, "questions"), "full": Suite("all", "all")}
-
-
-def _suite(value: str, corpora_file: Path) -> tuple[Suite, Path]:
-    """A named suite over the corpora file, or a folder `bench import` wrote."""
-    if value in SUITES:
-        return SUITES[value], corpora_file
-    folder = Path(value)
-    if (folder / "corpora.toml").is_file():
-        return Suite("all", "questions"), folder / "corpora.toml"
-    raise UsageError(f"--suite {value!r}: give quick, full, or a folder holding corpora.toml "
-                     "(what `bench import` writes)")
+from .suites import suite
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
     where = workdir.Where.of(args)
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give the number of queries per corpus, >= 1")
-    suite, corpora_file = _suite(args.suite, where.corpora_file)
-    chosen = args.query_set or suite.query_set
+    chosen_suite, corpora_file = suite(args.suite, where.corpora_file)
+    chosen = args.query_set or chosen_suite.query_set
     opts = Options(
         engines=list(args.engine), corpora_file=corpora_file,
         corpora_root=where.corpora_root, work=where.work,
-        corpus=args.corpus if args.corpus is not None else suite.corpus,
+        corpus=args.corpus if args.corpus is not None else chosen_suite.corpus,
         tracks=TRACKS if chosen == "all" else (chosen,),
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
         keep_going=args.keep_going, split=args.split, headline_only=args.headline_only,
+        jobs=parse_jobs(args.jobs),
         queries=[q.strip() for q in args.query.split(",") if q.strip()] if args.query else None,
     )
     # A bad --track value or a missing extra fails now, not after hours of engines.
@@ -111,6 +91,21 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
     if any(k < 1 for k in cutoffs):
         raise UsageError("--cutoffs are whole numbers >= 1")
     return cutoffs
+
+
+def parse_jobs(text: str) -> int:
+    """`--jobs N` (a whole number >= 1), or `auto`: one cell per CPU bench may use."""
+    if text.strip().lower() == "auto":
+        from ..parallel import cpus
+
+        return cpus()
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise UsageError(f"--jobs {text!r}: give a whole number >= 1, or auto") from None
+    if jobs < 1:
+        raise UsageError(f"--jobs {jobs}: give a whole number >= 1, or auto")
+    return jobs
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:

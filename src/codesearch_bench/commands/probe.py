@@ -34,14 +34,20 @@ from ..runner import Probed, probe_query
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
 from ..workdir import Where, find_spec
+from .suites import corpus_of_query, suited
 
 _EXPECT = re.compile(r"^(?P<path>[^:]+)(?::(?P<rest>.+))?$")
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
-    where = Where.of(args)
+    where = suited(Where.of(args), args)
     expected = [parse_expect(e) for e in args.expect]
+    if args.root is None and args.corpus is None:
+        if args.suite is None or args.query is None:
+            raise UsageError("probe needs --root DIR, --corpus NAME, or --suite DIR with "
+                             "--query ID")
+        args.corpus = corpus_of_query(load_corpora(where.corpora_file), args.query)
     if args.corpus:
         report = probe_corpus(
             args.engine, where, corpus=args.corpus, query_id=args.query, text=args.text,

@@ -15,13 +15,14 @@ from ..render import progress
 from ..render.setup import render_setup, render_stores
 from ..render.ui import UI
 from ..workdir import Where
+from .suites import corpus_of, suited
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
-    where = Where.of(args)
-    corpora = select(load_corpora(where.corpora_file), args.corpus)
+    where = suited(Where.of(args), args)
+    corpora = select(load_corpora(where.corpora_file), args.corpus or corpus_of(args))
     with progress.download_progress(ui.err) as bar:
-        outcomes = setup_all(corpora, where.corpora_root, bar)
+        outcomes = setup_all(corpora, where.corpora_root, bar, bar.corpora)
     render_setup(ui.out, outcomes)
     used = {o.name: str(o.result.manifest.fetch["url"]) for o in outcomes
             if o.result is not None and o.result.manifest.fetch

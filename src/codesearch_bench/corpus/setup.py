@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -74,15 +75,26 @@ def setup(corpus: Corpus, root: Path, *, progress: Progress | None = None) -> Se
     return SetupResult(corpus, where.tree, manifest, False, how)
 
 
-def setup_all(corpora: list[Corpus], root: Path,
-              progress: Progress | None = None) -> list[SetupOutcome]:
-    """Each corpus in turn; one failing does not stop the others."""
+def setup_all(corpora: list[Corpus], root: Path, progress: Progress | None = None,
+              done: Callable[[int, int, int], None] | None = None) -> list[SetupOutcome]:
+    """Each corpus in turn; one failing does not stop the others.
+
+    `done(corpora finished, corpora in all, bytes of the trees set up so far)` is
+    called before the first and after each one, for a progress line.
+    """
     out = []
-    for corpus in corpora:
+    stored = 0
+    if done is not None:
+        done(0, len(corpora), 0)
+    for i, corpus in enumerate(corpora, 1):
         try:
-            out.append(SetupOutcome(corpus.name, setup(corpus, root, progress=progress), None))
+            result = setup(corpus, root, progress=progress)
+            out.append(SetupOutcome(corpus.name, result, None))
+            stored += result.manifest.bytes
         except BenchError as exc:
             out.append(SetupOutcome(corpus.name, None, exc))
+        if done is not None:
+            done(i, len(corpora), stored)
     return out
 
 

@@ -18,28 +18,52 @@ from rich.progress import (
     DownloadColumn,
     Progress,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
     TransferSpeedColumn,
 )
+from rich.text import Text
 
-from ..corpus.sources import Progress as ProgressFn
+from .cells import mib
+
+
+class _Amount(DownloadColumn):
+    """Bytes for a download; a plain count for the line counting corpora."""
+
+    def render(self, task: Task) -> Text:
+        if task.fields.get("count"):
+            return Text(f"{int(task.completed)}/{int(task.total or 0)}", style="progress.download")
+        return super().render(task)
+
+
+@dataclass
+class SetupProgress:
+    """A bar per download in bytes, under one line: corpora set up of all, bytes stored."""
+
+    bar: Progress
+    tasks: dict[str, TaskID] = field(default_factory=dict)
+    overall: TaskID | None = None
+
+    def __call__(self, label: str, done: int, total: int | None) -> None:
+        if label not in self.tasks:
+            self.tasks[label] = self.bar.add_task(label, total=total)
+        self.bar.update(self.tasks[label], completed=done, total=total)
+
+    def corpora(self, done: int, total: int, stored: int) -> None:
+        text = f"corpora set up, {mib(stored, ' MiB')} stored"
+        if self.overall is None:
+            self.overall = self.bar.add_task(text, total=total, count=True)
+        self.bar.update(self.overall, completed=done, total=total, description=text)
 
 
 @contextlib.contextmanager
-def download_progress(console: Console) -> Iterator[ProgressFn]:
-    """A rich progress bar per download, in bytes."""
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
+def download_progress(console: Console) -> Iterator[SetupProgress]:
+    """A rich progress bar per download, in bytes, and one for the corpora done."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), _Amount(),
                   TransferSpeedColumn(), console=console, transient=True) as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def update(label: str, done: int, total: int | None) -> None:
-            if label not in tasks:
-                tasks[label] = bar.add_task(label, total=total)
-            bar.update(tasks[label], completed=done, total=total)
-
-        yield update
+        yield SetupProgress(bar)
 
 
 @dataclass
@@ -56,9 +80,12 @@ class CompareProgress:
     total: int = 0
     done: int = 0
     cell: str = ""
+    of: int = 0  # the cells to run
     started: float = field(default_factory=time.monotonic)
     cell_started: float = field(default_factory=time.monotonic)
     note: str = ""
+    #: the cells running now (several with compare --jobs): (engine, corpus) -> (i, since)
+    running: dict[tuple[str, str], tuple[int, float]] = field(default_factory=dict)
 
     def planned(self, cells: int, queries: int) -> None:
         self.cells, self.total = cells, queries
@@ -67,10 +94,20 @@ class CompareProgress:
         self._show()
 
     def cell_start(self, i: int, n: int, engine: str, corpus: str, queries: int) -> None:
-        self.cell = f"cell {i}/{n} {engine} × {corpus}"
         self.cell_started = time.monotonic()
+        self.running[(engine, corpus)] = (i, self.cell_started)
+        self.of = n
+        self._label()
         self.note = ""
         self._show()
+
+    def _label(self) -> None:
+        """The running cell, or which cells run at once (compare --jobs)."""
+        if len(self.running) == 1:
+            (engine, corpus), (i, _) = next(iter(self.running.items()))
+            self.cell = f"cell {i}/{self.of} {engine} × {corpus}"
+        elif self.running:
+            self.cell = f"cells {','.join(str(i) for i, _ in self.running.values())}/{self.of}"
 
     def stage(self, message: str) -> None:
         self.note = message
@@ -83,7 +120,10 @@ class CompareProgress:
 
     def cell_done(self, engine: str, corpus: str, ok: bool) -> None:
         mark = "[green]done[/]" if ok else "[red]failed[/]"
-        took = time.monotonic() - self.cell_started
+        _, since = self.running.pop((engine, corpus), (0, self.cell_started))
+        took = time.monotonic() - since
+        self._label()
+        self._show()
         self.bar.console.print(f"{mark} {escape(engine)} × {escape(corpus)} ({took:.1f}s)")
 
     def kept(self, engine: str, corpus: str, source: str) -> None:
