@@ -2,12 +2,15 @@
 
 Specs are all validated and every corpus planned (set up, queries linted, gold
 resolved) before the first engine starts. Then each cell runs in turn --
-engines one at a time so timings do not compete. A failing cell leaves a gap
-and a Failure record and the run goes on. Each finished cell is appended to
-the result journal at once, so a crash, a kill or Ctrl-C loses at most the
-cell that was running; `--resume` keeps every finished cell (its rows and its
-failure record), reruns the rest, and carries the rows of engines and corpora
-not named this time.
+engines one at a time so timings do not compete -- or, with `--jobs N`, up to
+N cells at once in worker processes (parallel.py), never two on one corpus,
+and the rows measured beside another cell are flagged `concurrent=N`. A
+failing cell leaves a gap and a Failure record and the run goes on. Each
+finished cell is appended to the result journal at once, so a crash, a kill or
+Ctrl-C loses at most the cells that were running; `--resume` keeps every
+finished cell (its rows and its failure record), reruns the rest, and carries
+the rows of engines and corpora not named this time. Rows and failures are
+written in the plan's order, whatever order the cells finished in.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import environment, plan, runner, workdir
+from . import environment, parallel, plan, runner, workdir
 from .corpus import setup
 from .corpus.config import load_corpora, select
-from .corpus.fingerprint import Fingerprint, verify
+from .corpus.fingerprint import Fingerprint
 from .corpus.layout import CorpusDir
 from .corpus.tree import recorded_fingerprint
 from .engine import state
@@ -38,7 +41,7 @@ from .errors import (
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
 from .results import journal
-from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile
+from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile, Row
 from .resume import kept_cells, load_previous
 from .scoring.analysis import statistics
 
@@ -63,6 +66,7 @@ class Options:
     queries: list[str] | None = None  # only these query ids (a quick look)
     tracks: tuple[str, ...] = (plan.QUESTIONS,)  # hand-written questions, generated needles
     headline_only: bool = False  # only each engine's headline per_file pass
+    jobs: int = 1  # cells run at once (each in a worker process when more than one)
 
 
 @dataclass
@@ -182,7 +186,6 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     if failures and not opts.keep_going:
         _stop_before_running(failures)
     kept = kept_cells(previous, plans, specs, opts.cutoffs, opts.split)
-    rows, failures = [*kept.rows], [*kept.failures, *failures]
     # The given engines first, in the order given: rows and paired differences follow it.
     engines_out = {s.name: _engine_out(s) for s in specs}
     engines_out.update({k: v for k, v in kept.engines.items() if k not in engines_out})
@@ -200,52 +203,73 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     todo = [(r, s) for r, s in order if (s.name, r.unit) not in kept.done]
     events.planned(len(todo), sum(_units(r, s, opts.headline_only) for r, s in todo))
     source = str(opts.resume) if opts.resume else ""
+    # Each measured cell's rows and failures by its place in the plan: written in that order.
+    measured: dict[int, tuple[list[Row], list[Failure]]] = {}
+
+    def start(i: int) -> tuple[runner.Cell, Fingerprint]:
+        """Cell i of the plan, about to run, and its tree as it must be found after."""
+        ready, loaded = order[i]
+        events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
+                          ready.unit, _units(ready, loaded, opts.headline_only))
+        expected = fingerprints.get(ready.unit)
+        if expected is None:
+            expected = fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
+        return _cell(ready, loaded, opts), expected
+
+    def finish(i: int, result: runner.Measured, beside: int) -> None:
+        """Journal cell i at once; beside: the most cells running at once while it ran."""
+        ready, loaded = order[i]
+        cell_rows = [r.model_copy(update={"host": host}) for r in result.rows]
+        cell_failures: list[Failure] = []
+        if result.changes:
+            cell_rows = [r.model_copy(update={
+                "flags": [*r.flags, f"!! tree_modified={len(result.changes)}"],
+                "tree_changes": result.changes}) for r in cell_rows]
+            if not _rebuild(ready, opts, cell_failures, fingerprints, events):
+                broken.add(ready.unit)
+        if beside > 1:
+            # Timed while other cells competed for the CPU, the disk and the memory.
+            cell_rows = [r.model_copy(update={"flags": [*r.flags, f"concurrent={beside}"]})
+                         for r in cell_rows]
+        book.append(journal.CellRecord(
+            engine=loaded.name, corpus=ready.unit, rows=cell_rows,
+            failure=result.failure, engine_info=engines_out[loaded.name],
+            corpus_info=corpora_out[ready.unit]))
+        if result.failure is not None:
+            cell_failures.append(result.failure)
+        measured[i] = (cell_rows, cell_failures)
+        events.cell_done(loaded.name, ready.unit, result.failure is None)
+
     with journal.Journal(log, header, fresh=fresh) as book:
         try:
-            for ready, loaded in order:
-                key = (loaded.name, ready.unit)
-                if key in kept.done:
-                    events.kept(*key, source)
-                    continue
-                if ready.unit in broken:
-                    continue
-                events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
-                                  ready.unit, _units(ready, loaded, opts.headline_only))
-                expected = fingerprints.get(ready.unit)
-                if expected is None:
-                    expected = fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
-                cell = runner.Cell(
-                    loaded=loaded, corpus=ready.unit, corpus_pin=ready.identity,
-                    tree=ready.tree, track=ready.track,
-                    # Never resolved: an engine may have replaced its state dir with a link,
-                    # and state.py must see (and remove) the link, not its target.
-                    state=state.state_dir(opts.work, "state", loaded.name, ready.unit),
-                    lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
-                    gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
-                    tree_files=ready.manifest.files, split=opts.split,
-                    headline_only=opts.headline_only,
-                )
-                result = runner.run_cell(cell, events.tick)
-                cell_rows = [r.model_copy(update={"host": host}) for r in result.rows(cell)]
-                changes = verify(ready.tree, expected)
-                if changes:
-                    cell_rows = [r.model_copy(update={
-                        "flags": [*r.flags, f"!! tree_modified={len(changes)}"],
-                        "tree_changes": changes}) for r in cell_rows]
-                    if not _rebuild(ready, opts, failures, fingerprints, events):
-                        broken.add(ready.unit)
-                book.append(journal.CellRecord(
-                    engine=loaded.name, corpus=ready.unit, rows=cell_rows,
-                    failure=result.failure, engine_info=engines_out[loaded.name],
-                    corpus_info=corpora_out[ready.unit]))
-                if result.failure is not None:
-                    failures.append(result.failure)
-                rows.extend(cell_rows)
-                events.cell_done(*key, result.failure is None)
-                if result.interrupted:
-                    raise KeyboardInterrupt  # kept above: it finished before the signal
+            if opts.jobs == 1:
+                for i, (ready, loaded) in enumerate(order):
+                    if (loaded.name, ready.unit) in kept.done:
+                        events.kept(loaded.name, ready.unit, source)
+                        continue
+                    if ready.unit in broken:
+                        continue
+                    cell, expected = start(i)
+                    result = runner.measure(cell, expected, events.tick)
+                    finish(i, result, 1)
+                    if result.interrupted:
+                        raise KeyboardInterrupt  # kept above: it finished before the signal
+            else:
+                for ready, loaded in order:
+                    if (loaded.name, ready.unit) in kept.done:
+                        events.kept(loaded.name, ready.unit, source)
+                parallel.run(
+                    [i for i, (r, s) in enumerate(order) if (s.name, r.unit) not in kept.done],
+                    opts.jobs,
+                    # One cell per corpus at a time: its tracks share the checkout, and an
+                    # engine that changed its tree has it rebuilt before the next one starts.
+                    keys=lambda i: {order[i][0].corpus.name},
+                    skip=lambda i: order[i][0].unit in broken,
+                    start=start, finish=finish, tick=events.tick)
         except KeyboardInterrupt:
             interrupted = True
+    rows = [*kept.rows, *(r for i in sorted(measured) for r in measured[i][0])]
+    failures = [*kept.failures, *failures, *(f for i in sorted(measured) for f in measured[i][1])]
     env = environment.describe()
     stats = statistics(rows, order=list(engines_out))
     out = ResultFile(
@@ -254,6 +278,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         created=_now(),
         interrupted=interrupted,
         shard=f"{opts.shard[0]}/{opts.shard[1]}" if opts.shard else None,
+        jobs=opts.jobs,
         environment=env,
         cutoffs=list(opts.cutoffs),
         corpora=corpora_out,
@@ -273,6 +298,20 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     if not interrupted:
         log.unlink(missing_ok=True)  # everything it held is in the result file now
     return Outcome(out, failures, interrupted, written)
+
+
+def _cell(ready: plan.Plan, loaded: LoadedSpec, opts: Options) -> runner.Cell:
+    return runner.Cell(
+        loaded=loaded, corpus=ready.unit, corpus_pin=ready.identity,
+        tree=ready.tree, track=ready.track,
+        # Never resolved: an engine may have replaced its state dir with a link,
+        # and state.py must see (and remove) the link, not its target.
+        state=state.state_dir(opts.work, "state", loaded.name, ready.unit),
+        lang=",".join(ready.corpus.spec.languages), queries=ready.queries,
+        gold=ready.gold, cutoffs=tuple(opts.cutoffs), reindex=opts.reindex,
+        tree_files=ready.manifest.files, split=opts.split,
+        headline_only=opts.headline_only,
+    )
 
 
 def _units(ready: plan.Plan, loaded: LoadedSpec, headline_only: bool) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .corpus.fingerprint import Fingerprint, verify
 from .corpus.tree import TreeText
 from .engine import driver, state
 from .engine.driver import Context, Rendered, Searcher, SearchResult
@@ -136,6 +137,25 @@ def ensure_index(loaded: LoadedSpec, ctx: Context, corpus_pin: str, *,
                    files=files, chunks=chunks, command=rendered.argv,
                    leftovers=m.leftovers_killed)
     return IndexStep(out, rendered, m)
+
+
+@dataclass
+class Measured:
+    """A finished cell as the comparison keeps it: its rows, its failure, and what the
+    engine changed in its tree (checked against the fingerprint from setup)."""
+
+    rows: list[Row]
+    failure: Failure | None
+    changes: list[str]
+    interrupted: bool = False  # Ctrl-C while the engine was closed, after every query
+
+
+def measure(cell: Cell, expected: Fingerprint, tick: Tick | None = None) -> Measured:
+    """Run the cell, then check its tree: what compare does per cell, in bench itself or
+    in a worker process of `compare --jobs` (one cell per process at a time, either way)."""
+    result = run_cell(cell, tick)
+    rows = result.rows(cell)
+    return Measured(rows, result.failure, verify(cell.tree, expected), result.interrupted)
 
 
 def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:

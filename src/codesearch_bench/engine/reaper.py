@@ -30,7 +30,7 @@ import psutil
 from . import procfs
 from .procfs import hwm, identity
 
-__all__ = ["Tree", "disown", "hwm", "identity", "own", "reap_orphans"]
+__all__ = ["Tree", "disown", "hwm", "identity", "kill_orphans", "own", "reap_orphans"]
 
 _lock = threading.Lock()
 
@@ -182,8 +182,12 @@ class Tree:
     def adopted(self) -> list[psutil.Process]:
         """Orphans re-parented to bench (as subreaper) since this tree started.
 
-        Engines run one at a time, so such a child can only have come from this
-        tree -- typically a daemon that left the process group with setsid.
+        Engines run one at a time in a process, so such a child can only have
+        come from this tree -- typically a daemon that left the process group
+        with setsid. `compare --jobs N` keeps that true: each concurrent cell
+        runs in a worker process of its own, itself a subreaper, so an orphan
+        is adopted by the worker whose cell made it (parallel.py), never by a
+        process running another cell's engine.
         """
         out = []
         for pid in _adopted_pids(self.preexisting):
@@ -302,6 +306,30 @@ class Tree:
 
 def _children_now() -> frozenset[int]:
     return frozenset(procfs.own_children())
+
+
+def kill_orphans(preexisting: frozenset[int], *, patience: float = 5.0) -> int:
+    """SIGKILL and reap every child adopted since `preexisting` that no Popen owns.
+
+    For a process that runs no engine itself (compare --jobs N's bench, whose own
+    children are its workers): an orphan that reaches it can only come from a
+    worker that died without stopping its cell, so nothing live owns it. Its own
+    children are orphaned in turn and adopted next, hence the loop. How many died.
+    """
+    killed: set[int] = set()
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        pids = [p for p in _adopted_pids(preexisting) if not procfs.is_zombie(p)]
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        time.sleep(0.01)
+        reap_orphans()
+    reap_orphans()
+    return len(killed)
 
 
 def reap_orphans() -> int:

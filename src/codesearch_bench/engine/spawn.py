@@ -41,7 +41,9 @@ def _death_signal(per_query: bool) -> tuple[list[str], Callable[[], None] | None
     the process. bench spawns from the caller's thread, which in bench is the
     main thread, alive as long as bench; a worker thread may end while its
     engine is still in use, so its children go without (the group and
-    subreaper sweeps still cover them while bench runs). A command run once
+    subreaper sweeps still cover them while bench runs). That is why
+    `compare --jobs N` runs its cells in worker processes, not threads
+    (parallel.py): each spawns from its own main thread. A command run once
     per query uses the cheap launcher when there is one; a persistent engine,
     started once, gets die_with, which also catches a bench that died between
     fork and exec.

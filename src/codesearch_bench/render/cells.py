@@ -32,6 +32,9 @@ FLAG_HELP = {
                       "shows content recall@10 (c ...), a single blob only its hit@1",
     "hosts≠": "rows of this corpus were measured on different machines (merged shards): "
                "compare their quality, not their latency or memory",
+    "concurrent": "measured while other cells ran (compare --jobs; N: the most cells at once, "
+                  "this one included): its quality stands, but its latency, index time and "
+                  "memory are not comparable with rows measured alone",
     "content_not_entered": "no query had gold with a span: text answers cannot be graded",
     "errors": "queries that failed (crash, timeout, unreadable output); scored as misses",
     "outside": "results pointing outside the tree, dropped and never read",

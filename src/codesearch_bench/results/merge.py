@@ -124,6 +124,7 @@ def combine(files: list[tuple[Path, ResultFile]], *, strict: bool) -> Combined:
         created=max(r.created for _, r in files),
         interrupted=any(r.interrupted for _, r in files),
         shard=None,
+        jobs=max(r.jobs for _, r in files),
         environment=environment,
         cutoffs=first.cutoffs,
         corpora={name: info for name, (_, info) in corpora.items()},

@@ -312,6 +312,10 @@ class ResultFile(_M):
     interrupted: bool = Field(
         default=False, description="Ctrl-C stopped the run: only finished cells are here")
     shard: str | None = Field(default=None, description="I/N when this file is one shard")
+    jobs: int = Field(
+        default=1, ge=1, description="cells run at once (compare --jobs N; 1: one at a time). "
+        "Rows measured while another cell ran are flagged concurrent=N: their latency, index "
+        "time and memory are not comparable with rows measured alone; quality is unaffected")
     environment: dict[str, object]
     cutoffs: list[int]
     corpora: dict[str, CorpusOut]
