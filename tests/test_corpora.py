@@ -313,3 +313,14 @@ def test_setup_all_counts_corpora_and_bytes_for_the_progress_line(tmp_path: Path
     assert [o.error for o in outcomes] == [None, None]
     sizes = [o.result.manifest.bytes for o in outcomes if o.result is not None]
     assert seen == [(0, 2, 0), (1, 2, sizes[0]), (2, 2, sizes[0] + sizes[1])]
+
+
+def test_the_full_suite_leaves_out_optional_corpora() -> None:
+    shipped = load_corpora(Path(__file__).resolve().parent.parent / "corpora.toml")
+    full = {c.name for c in select(shipped, "full")}
+    optional = {n for n, c in shipped.items() if c.spec.optional}
+    assert optional == {"ripgrep-git", "redis-git", "leveldb-git", "cobra-git"}
+    assert full == set(shipped) - optional and len(full) == 15
+    assert {c.name for c in select(shipped, "ripgrep-git")} == {"ripgrep-git"}  # still by name
+    # Every corpus of the full suite comes from a package registry, never a forge.
+    assert all(shipped[n].spec.source != "git" for n in full)

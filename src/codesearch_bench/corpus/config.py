@@ -109,7 +109,7 @@ def _validate(path: Path, name: str, entry: dict[str, Any]) -> Entry:
 
 
 def select(corpora: dict[str, Corpus], names: str | None) -> list[Corpus]:
-    """`a,b`, `all`, or None for the default set."""
+    """`a,b`, `all`, `full` (all but the optional ones), or None for the default set."""
     if names is not None and not [n for n in names.split(",") if n.strip()]:
         raise CorpusError(f"--corpus {names!r} names no corpus",
                           hint=f"name one or more of {', '.join(corpora)}, or `all`")
@@ -118,6 +118,8 @@ def select(corpora: dict[str, Corpus], names: str | None) -> list[Corpus]:
         return chosen or list(corpora.values())
     if names == "all":
         return list(corpora.values())
+    if names == "full":
+        return [c for c in corpora.values() if not c.spec.optional]
     out = []
     for name in (n.strip() for n in names.split(",") if n.strip()):
         if name not in corpora:

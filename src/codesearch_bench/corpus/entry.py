@@ -21,6 +21,9 @@ class Entry(BaseModel):
     license: str | None = Field(default=None, description="who may redistribute what")
     homepage: str | None = None
     default: bool = Field(default=False, description="part of the default comparison")
+    optional: bool | None = Field(
+        default=None, description="left out of --suite full (a variant that needs forge "
+        "access, say); still run when named with --corpus")
     subtrees: list[str] = Field(default=["."], min_length=1)
     include: list[str] = Field(default=["**"])
     exclude: list[str] = Field(default=[])
