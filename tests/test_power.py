@@ -120,3 +120,14 @@ def test_sign_flip_mdd_edges() -> None:
     assert power.sign_flip_mdd([0.5, -0.5, 1.0, 0.0, 0.25, 1.0], 0.05) is not None
     assert power.sign_flip_mdd([float("nan"), *[0.1, -0.1] * 20], ALPHA) == (
         power.sign_flip_mdd([0.1, -0.1] * 20, ALPHA))
+
+
+def test_the_mdd_of_a_large_query_set() -> None:
+    """A needle track has 1,500 queries: 2.0**1500 overflows a float, the power must not."""
+    from codesearch_bench.scoring.power import sign_flip_mdd, sign_flip_power
+
+    rng = np.random.default_rng(3)
+    diffs = rng.normal(0.05, 0.4, size=1500)
+    mdd = sign_flip_mdd(diffs, 0.05 / 3)
+    assert mdd is not None and 0.02 < mdd < 0.05
+    assert sign_flip_power(5000, 0.4, 0.05, 0.01) > 0.99

@@ -167,7 +167,7 @@ def sign_flip_power(n: int, sd: float, delta: float, alpha: float) -> float:
     Zero when even n differences all of one sign could not reach alpha: the
     exact sign flip's smallest p is 2 / 2^n.
     """
-    if n < 2 or sd <= 0.0 or 2.0 / 2.0**n >= alpha:
+    if n < 2 or sd <= 0.0 or 2.0 * 0.5**n >= alpha:  # 2.0**n overflows past n = 1023
         return 0.0
     df = n - 1
     t = t_quantile(1.0 - alpha / 2.0, df)
