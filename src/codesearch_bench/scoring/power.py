@@ -26,6 +26,7 @@ measured the same way.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,18 +62,23 @@ def _log_terms(k: NDArray[np.float64], rest: NDArray[np.float64], p: float) -> N
     return out
 
 
+@functools.cache
 def mcnemar_critical(m: int, alpha: float) -> int:
     """The largest c with exact McNemar p = 2 P[Bin(m, 1/2) <= c] < alpha; -1 if none.
 
     With m discordant pairs the test rejects iff the smaller side has at most c.
+    Exact integers throughout; cached, because every pair of a Holm family asks
+    for the same m and level, up to m = 1,500 on a needle track.
     """
-    bound = Fraction(alpha) * 2**m  # exact: p < alpha  <=>  2 * tail < alpha * 2^m
-    tail, c = 0, -1
+    num, den = Fraction(alpha).as_integer_ratio()  # a float is an exact fraction
+    bound = num << m  # p < alpha  <=>  2 * tail * den < num * 2^m
+    tail, c, term = 0, -1, 1  # term = C(m, i), updated in place
     for i in range(m // 2 + 1):
-        tail += math.comb(m, i)
-        if 2 * tail >= bound:
+        tail += term
+        if 2 * tail * den >= bound:
             break
         c = i
+        term = term * (m - i) // (i + 1)
     return c
 
 
@@ -117,7 +123,13 @@ def mcnemar_power(n: int, discordant: float, delta: float, alpha: float) -> floa
     disagree (kept, or raised to ``delta``), ``delta`` the true difference of
     the two hit rates.
     """
-    return _McNemarTable.build(n, alpha).power(discordant, delta)
+    return _table(n, alpha).power(discordant, delta)
+
+
+@functools.lru_cache(maxsize=4)  # 1,500 queries: two 1,501 x 1,501 arrays, 36 MB
+def _table(n: int, alpha: float) -> _McNemarTable:
+    """One table per (n, level): every pair of a Holm family on a corpus shares it."""
+    return _McNemarTable.build(n, alpha)
 
 
 def _smallest(power_at: Callable[[float], float], target: float) -> float | None:
@@ -140,7 +152,7 @@ def mcnemar_mdd(n: int, discordant_pairs: int, alpha: float,
     discordant. None when even delta = 1 would not reach the power (too few queries)."""
     if n < 1:
         return None
-    table = _McNemarTable.build(n, alpha)
+    table = _table(n, alpha)
     observed = discordant_pairs / n
     return _smallest(lambda d: table.power(observed, d), power)
 
