@@ -211,22 +211,23 @@ def _records(spec: ParseSpec, doc: Any, result: ParseResult, where: str) -> list
 
 def _add(spec: ParseSpec, record: Any, result: ParseResult, prefix: str = "") -> None:
     rank = len(result.hits)
-    where = f"{prefix}result {rank + result.bad_records}: "
     if not isinstance(record, dict):
-        result.note(where + "not an object")
+        result.note(f"{prefix}result {rank + result.bad_records}: not an object")
         return
-    _seen(spec, record, result)
+    # Each configured field is looked up once: for the presence counts and the hit.
+    found = _seen(spec, record, result)
     try:
-        start, end = _span(spec, record)
+        start, end = _span(spec, found)
         # A text answer names no place: its items are graded by their text alone.
-        path = fields.path(lookup(record, spec.path)) if spec.path else ""
-        text = fields.text(lookup(record, spec.text)) if spec.text else None
-        score = fields.number(lookup(record, spec.score)) if spec.score else None
+        path = fields.path(found.get("path")) if spec.path else ""
+        text = fields.text(found.get("text")) if spec.text else None
+        score = fields.number(found.get("score")) if spec.score else None
     except ValueError as exc:
-        result.note(where + str(exc))
+        result.note(f"{prefix}result {rank + result.bad_records}: {exc}")
         return
     except Exception as exc:  # jsonpath on a strange value, a repr too deep: still one record
-        result.note(where + f"cannot be read ({_describe(exc)})")
+        result.note(f"{prefix}result {rank + result.bad_records}: "
+                    f"cannot be read ({_describe(exc)})")
         return
     text = result.clean(text) if text is not None else None
     result.hits.append(Hit(path=result.clean(path), start=start, end=end, text=text,
@@ -241,28 +242,44 @@ def _keys(obj: dict[str, Any]) -> list[str]:
     return [k for k in list(obj)[:_MAX_KEYS] if isinstance(k, str)]
 
 
-def _seen(spec: ParseSpec, record: dict[str, Any], result: ParseResult) -> None:
-    """Count which configured fields this record has (cheap: a lookup per field)."""
+class _Found(dict[str, Any]):
+    """A record's configured fields, each looked up once; a lookup's error kept for later."""
+
+    errors: dict[str, Exception]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name in self.errors:
+            raise self.errors[name]  # the record reader reports it, as it always did
+        return super().get(name, default)
+
+
+def _seen(spec: ParseSpec, record: dict[str, Any], result: ParseResult) -> _Found:
+    """Look up each configured field once, counting which this record has."""
     result.records += 1
     if len(result.record_keys) < _MAX_KEYS:
         result.record_keys.update(_keys(record))
+    found = _Found()
+    found.errors = {}
     for name in _FIELDS:
         path = getattr(spec, name)
         if path is None:
             continue
         try:
-            found = lookup(record, path) is not None
-        except Exception:  # a strange value is the record reader's to report
-            found = False
-        if found:
+            value = lookup(record, path)
+        except Exception as exc:  # a strange value is the record reader's to report
+            found.errors[name] = exc
+            continue
+        found[name] = value
+        if value is not None:
             result.present[name] = result.present.get(name, 0) + 1
+    return found
 
 
-def _span(spec: ParseSpec, record: dict[str, Any]) -> tuple[int | None, int | None]:
+def _span(spec: ParseSpec, found: _Found) -> tuple[int | None, int | None]:
     if spec.lines is not None:
-        return fields.line_range(lookup(record, spec.lines))
-    start = fields.line(lookup(record, spec.start)) if spec.start else None
-    end = fields.line(lookup(record, spec.end)) if spec.end else None
+        return fields.line_range(found.get("lines"))
+    start = fields.line(found.get("start")) if spec.start else None
+    end = fields.line(found.get("end")) if spec.end else None
     return fields.ordered(start, end)
 
 
