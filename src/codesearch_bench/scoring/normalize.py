@@ -11,6 +11,7 @@ join it up to `per_file` chunks.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ class Normalized:
     outside_examples: tuple[str, ...] = ()
 
 
+# Pure, and an engine names the same few hundred files answer after answer.
+@functools.lru_cache(maxsize=1 << 16)
 def normalize_path(raw: str, root: Path, strip_prefix: str = "") -> str | None:
     """The path relative to root in posix form, or None when it is outside the tree."""
     path = raw.strip().replace("\\", "/")
