@@ -206,10 +206,13 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     timeouts = 0
     seen = Tally()
     passes = per_file_passes(loaded.spec.per_file)[:1 if cell.headline_only else None]
+    # Decided before asking: only then are the headline pass's answers worth keeping.
+    blind = {p: _same_answers(searcher, cell, k_max, passes[0], p) for p in passes[1:]}
+    keep = any(blind.values())
     asked: list[SearchResult] = []
     for per_file in passes:
         run = Pass(per_file)
-        reuse = bool(asked) and _same_answers(searcher, cell, k_max, passes[0], per_file)
+        reuse = blind.get(per_file, False)
         if reuse:
             # The engine cannot see per_file: asking again would return the same answers.
             run.answers_of = passes[0]
@@ -225,7 +228,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                 found = searcher.search(q.query, k_max, per_file)
                 timeouts = timeouts + 1 if found.timed_out else 0
                 seen.add(found.parsed)
-            if per_file == passes[0] and len(passes) > 1:
+            if keep and per_file == passes[0]:
                 asked.append(found)
             graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
