@@ -14,6 +14,7 @@ from codesearch_bench.cli import main
 from codesearch_bench.corpus import setup
 from codesearch_bench.corpus.config import Corpus, load_corpora
 from codesearch_bench.corpus.layout import CorpusDir
+from codesearch_bench.errors import CorpusError
 from codesearch_bench.gold.grammars import definitions
 from codesearch_bench.gold.needles import docs, summary
 from codesearch_bench.gold.needles import track as needles
@@ -222,6 +223,26 @@ def test_per_file_cap(tmp_path: Path) -> None:
     assert Counter(q.gold[0].path for q in built.query_set.queries) == \
         {"pkg0/m0.py": 2, "pkg1/m1.py": 2, "pkg2/m2.py": 2}
     assert built.record["dropped"]["over the per-file cap"] == 6
+
+
+def test_a_corpus_sets_its_own_per_file_cap_without_rebuilding_its_tree(tmp_path: Path) -> None:
+    toml = _project(tmp_path, files=3)
+    corpus = load_corpora(toml)["mini"]
+    base = _setup(corpus, tmp_path)
+    default = needles.prepare(corpus, base, Params(per_file=2))
+    toml.write_text(toml.read_text() + "needles_per_file = 3\n")
+    own = load_corpora(toml)["mini"]
+    assert own.identity == corpus.identity  # a track parameter: the tree stays as set up
+    assert setup.is_set_up((tmp_path / "corpora").resolve(), own)
+    assert not needles.is_built(own, base, Params(per_file=2))
+    built = needles.prepare(own, base, Params(per_file=2))
+    assert built.record["params"]["per_file"] == 3
+    assert Counter(q.gold[0].path for q in built.query_set.queries) == \
+        {"pkg0/m0.py": 3, "pkg1/m1.py": 3, "pkg2/m2.py": 3}
+    assert built.query_set.sha256 != default.query_set.sha256
+    toml.write_text(toml.read_text().replace("needles_per_file = 3", "needles_per_file = 0"))
+    with pytest.raises(CorpusError, match="needles_per_file"):
+        load_corpora(toml)
 
 
 def test_the_cap_follows_the_tree_tier(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,6 +38,10 @@ class Entry(BaseModel):
     exclude_generated: bool = Field(default=True, description="leave out files whose head "
                                     "carries a generator's marker (Code generated ... DO NOT "
                                     "EDIT, @generated)")
+    needles_per_file: int | None = Field(
+        default=None, ge=1, description="the needle track's per-file cap for this corpus, in "
+        "place of the generator's default (a tree whose documentation lives in a few very "
+        "large files); shapes the track, not the tree")
 
     @field_validator("subtrees")
     @classmethod

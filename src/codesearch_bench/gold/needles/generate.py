@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..grammars import Definition, GoldError
@@ -38,6 +38,10 @@ class Params:
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
+
+    def for_corpus(self, per_file: int | None) -> Params:
+        """These parameters with a corpus's own per-file cap (corpora.toml), if it sets one."""
+        return self if per_file is None else replace(self, per_file=per_file)
 
     def cap(self, tier: str) -> int:
         """The most needles a corpus of this size tier keeps."""

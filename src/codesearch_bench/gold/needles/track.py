@@ -59,13 +59,13 @@ def is_built(corpus: Corpus, base: CorpusDir, params: Params | None = None) -> b
         record = json.loads(where.record.read_text())
     except (OSError, ValueError):
         return False
-    return bool(record.get("key") == track_key(corpus, params or Params())
+    return bool(record.get("key") == track_key(corpus, _effective(corpus, params))
                 and where.tree.is_dir() and where.queries.is_file())
 
 
 def prepare(corpus: Corpus, base: CorpusDir, params: Params | None = None) -> Track:
     """The corpus's needle track, built from its set-up tree unless already built."""
-    params = params or Params()
+    params = _effective(corpus, params)
     where = base.track(TRACK)
     key = track_key(corpus, params)
     try:
@@ -75,6 +75,10 @@ def prepare(corpus: Corpus, base: CorpusDir, params: Params | None = None) -> Tr
     except (OSError, ValueError):
         pass
     return build(corpus, base, params, key)
+
+
+def _effective(corpus: Corpus, params: Params | None) -> Params:
+    return (params or Params()).for_corpus(corpus.spec.needles_per_file)
 
 
 def _loaded(where: CorpusDir, record: dict[str, Any]) -> Track:
