@@ -25,6 +25,7 @@ from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
 from codesearch_bench.engine import parse as parse_module
+from codesearch_bench.engine import records
 from codesearch_bench.engine.parse import MAX_ERRORS, ParseResult, parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.model import Hit
@@ -336,14 +337,16 @@ def test_regex_library_refusal_falls_back_to_re(monkeypatch: pytest.MonkeyPatch)
 # -- the safety nets: an unforeseen exception is still data -----------------------------
 
 def test_unforeseen_error_in_a_record_is_that_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parse_module.lookup
+    real = parse_module.fields.path
 
-    def flaky(obj: Any, path: str) -> Any:
-        if isinstance(obj, dict) and obj.get("path") == "boom.py":
+    def flaky(value: Any) -> str:
+        if value == "boom.py":
             raise KeyError("surprise")
-        return real(obj, path)
+        return real(value)
 
-    monkeypatch.setattr(parse_module, "lookup", flaky)
+    monkeypatch.setattr(parse_module.fields, "path", flaky)
+    # The general reader's net: records of plain keys and ordinary values never reach it.
+    monkeypatch.setattr(records, "_plain", lambda spec: None)
     result = parse(JSON, answer('{"path": "boom.py"}', '{"path": "ok.py", "start": 1}'))
     assert result.hits == [OK] and result.errors == ["result 0: cannot be read (KeyError: "
                                                      "'surprise')"]

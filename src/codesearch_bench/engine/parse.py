@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -22,54 +21,21 @@ import regex  # type: ignore[import-untyped, unused-ignore]
 
 from ..model import Hit
 from . import fields
-from .jsonread import NotJSON, Problem, brief, loads, lookup
+from .jsonread import NotJSON, Problem, loads, lookup
+from .parsed import MAX_ERRORS, REPLACEMENT, SURROGATE, ParseResult, one_line
 from .parsespec import ParseSpec
+from .records import describe as _describe
+from .records import keys as _keys
+from .records import read_all
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_ERRORS", "ParseResult", "decode", "lookup", "parse"]
 
-MAX_ERRORS = 5
-MAX_MESSAGE = 200  # one error; the driver joins up to MAX_ERRORS of them into the query's
 MAX_ENGINE_ERROR = 500
 DEFAULT_TIMEOUT = 10.0  # seconds a regex parse may take when the caller names no deadline
-_REPLACEMENT = "\ufffd"
 _ESCAPED = re.compile("[\udc80-\udcff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # Only CR and LF end a line: U+2028, U+2029 and NEL are legal unescaped inside a JSON
 # string, and a form feed is part of a line of code, so str.splitlines() would cut records.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-@dataclass
-class ParseResult:
-    hits: list[Hit] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    bad_records: int = 0
-    # Undecodable bytes, and lone surrogates (JSON escapes, UTF-16), each made U+FFFD.
-    replaced_bytes: int = 0
-    fatal: bool = False  # the document as a whole could not be read
-    engine_error: str | None = None  # what the engine reported in its `error` field
-    timed_out: bool = False  # the regex ran past the parse deadline
-    # What the parse paths found, for telling a wrong path from an empty answer
-    # (engine/unmatched.py): documents whose results path was absent and their keys,
-    # object records seen and their keys, and how many records had each field.
-    results_missing: int = 0
-    document_keys: set[str] = field(default_factory=set)
-    records: int = 0
-    record_keys: set[str] = field(default_factory=set)
-    present: dict[str, int] = field(default_factory=dict)
-
-    def note(self, message: str) -> None:
-        self.bad_records += 1
-        if len(self.errors) < MAX_ERRORS:
-            self.errors.append(_one_line(message, MAX_MESSAGE))
-
-    def clean(self, text: str) -> str:
-        """`text` with each lone surrogate replaced by U+FFFD, counted."""
-        if text.isascii():
-            return text
-        fixed, count = _SURROGATE.subn(_REPLACEMENT, text)
-        self.replaced_bytes += count
-        return fixed
 
 
 def decode(data: bytes) -> tuple[str, int]:
@@ -86,7 +52,7 @@ def decode(data: bytes) -> tuple[str, int]:
         # surrogateescape maps each bad byte to one lone surrogate, so the count is exact
         # (errors="replace" may fold several bytes into one U+FFFD).
         text = data.decode("utf-8", errors="surrogateescape")
-        return _ESCAPED.subn(_REPLACEMENT, text)
+        return _ESCAPED.subn(REPLACEMENT, text)
 
 
 def _decode_utf16(data: bytes) -> tuple[str, int]:
@@ -94,7 +60,7 @@ def _decode_utf16(data: bytes) -> tuple[str, int]:
     body = data[2:]
     odd = len(body) % 2
     text = body[:len(body) - odd].decode(codec, errors="surrogatepass")
-    text, lone = _SURROGATE.subn(_REPLACEMENT, text)
+    text, lone = SURROGATE.subn(REPLACEMENT, text)
     return text, 2 * lone + odd
 
 
@@ -140,8 +106,7 @@ def _parse_json(spec: ParseSpec, text: str, result: ParseResult) -> None:
         result.fatal = True
         result.note(f"output: {exc}")
         return
-    for record in records:
-        _add(spec, record, result)
+    read_all(spec, records, result)
 
 
 def _parse_jsonl(spec: ParseSpec, text: str, result: ParseResult) -> None:
@@ -157,8 +122,7 @@ def _parse_jsonl(spec: ParseSpec, text: str, result: ParseResult) -> None:
         except Problem as exc:
             result.note(f"{where}: {exc}")
             continue
-        for record in records:
-            _add(spec, record, result, prefix=f"{where}: ")
+        read_all(spec, records, result, prefix=f"{where}: ")
 
 
 def _lines(text: str) -> list[str]:
@@ -177,7 +141,7 @@ def _engine_error(spec: ParseSpec, doc: Any, result: ParseResult) -> bool:
         return False
     if result.engine_error is None:
         message = value if isinstance(value, str) else _dump(value)
-        result.engine_error = _one_line(result.clean(message), MAX_ENGINE_ERROR)
+        result.engine_error = one_line(result.clean(message), MAX_ENGINE_ERROR)
     return True
 
 
@@ -207,80 +171,6 @@ def _records(spec: ParseSpec, doc: Any, result: ParseResult, where: str) -> list
         result.note(f"{where}: expected a list {at}, got {fields.kind(items)}")
         return []
     return items
-
-
-def _add(spec: ParseSpec, record: Any, result: ParseResult, prefix: str = "") -> None:
-    rank = len(result.hits)
-    if not isinstance(record, dict):
-        result.note(f"{prefix}result {rank + result.bad_records}: not an object")
-        return
-    # Each configured field is looked up once: for the presence counts and the hit.
-    found = _seen(spec, record, result)
-    try:
-        start, end = _span(spec, found)
-        # A text answer names no place: its items are graded by their text alone.
-        path = fields.path(found.get("path")) if spec.path else ""
-        text = fields.text(found.get("text")) if spec.text else None
-        score = fields.number(found.get("score")) if spec.score else None
-    except ValueError as exc:
-        result.note(f"{prefix}result {rank + result.bad_records}: {exc}")
-        return
-    except Exception as exc:  # jsonpath on a strange value, a repr too deep: still one record
-        result.note(f"{prefix}result {rank + result.bad_records}: "
-                    f"cannot be read ({_describe(exc)})")
-        return
-    text = result.clean(text) if text is not None else None
-    result.hits.append(Hit(path=result.clean(path), start=start, end=end, text=text,
-                           score=score, rank=rank))
-
-
-_FIELDS = ("path", "start", "end", "lines", "text", "score")
-_MAX_KEYS = 64
-
-
-def _keys(obj: dict[str, Any]) -> list[str]:
-    return [k for k in list(obj)[:_MAX_KEYS] if isinstance(k, str)]
-
-
-class _Found(dict[str, Any]):
-    """A record's configured fields, each looked up once; a lookup's error kept for later."""
-
-    errors: dict[str, Exception]
-
-    def get(self, name: str, default: Any = None) -> Any:
-        if name in self.errors:
-            raise self.errors[name]  # the record reader reports it, as it always did
-        return super().get(name, default)
-
-
-def _seen(spec: ParseSpec, record: dict[str, Any], result: ParseResult) -> _Found:
-    """Look up each configured field once, counting which this record has."""
-    result.records += 1
-    if len(result.record_keys) < _MAX_KEYS:
-        result.record_keys.update(_keys(record))
-    found = _Found()
-    found.errors = {}
-    for name in _FIELDS:
-        path = getattr(spec, name)
-        if path is None:
-            continue
-        try:
-            value = lookup(record, path)
-        except Exception as exc:  # a strange value is the record reader's to report
-            found.errors[name] = exc
-            continue
-        found[name] = value
-        if value is not None:
-            result.present[name] = result.present.get(name, 0) + 1
-    return found
-
-
-def _span(spec: ParseSpec, found: _Found) -> tuple[int | None, int | None]:
-    if spec.lines is not None:
-        return fields.line_range(found.get("lines"))
-    start = fields.line(found.get("start")) if spec.start else None
-    end = fields.line(found.get("end")) if spec.end else None
-    return fields.ordered(start, end)
 
 
 def _parse_regex(spec: ParseSpec, text: str, result: ParseResult, deadline: float,
@@ -333,14 +223,3 @@ def _dump(value: Any) -> str:
         return json.dumps(value, default=repr, ensure_ascii=False)
     except (ValueError, TypeError, RecursionError):
         return fields.show(value)
-
-
-def _one_line(text: str, limit: int) -> str:
-    # A spec's own field names go into messages too: no surrogate may reach the result file.
-    line = _SURROGATE.sub(_REPLACEMENT, " ".join(text.split()))
-    return line if len(line) <= limit else line[:limit - 1] + "\u2026"
-
-
-def _describe(exc: BaseException) -> str:
-    detail = brief(exc)
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__

@@ -1,0 +1,202 @@
+"""Records -> hits: each record of a json/jsonl answer read into one Hit, or one error.
+
+Two readers, one answer. The general one (`_add`) looks every configured field
+up once (`jsonread.lookup`: dotted paths, doubled keys), converts it (`fields`:
+string line numbers, NaN scores, text as a list of lines) and says precisely
+what is wrong with a bad record. The plain one (`_take_plain`) is its shortcut
+for the overwhelmingly common record -- plain keys, ints, strings, a float --
+read in one pass; anything else it leaves untouched for the general reader, so
+both give exactly the same ParseResult (tests/test_parse_plain.py).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from ..model import Hit
+from . import fields
+from .jsonread import brief, lookup
+from .parsed import ParseResult
+from .parsespec import ParseSpec
+
+
+def read_all(spec: ParseSpec, records: list[Any], result: ParseResult,
+             prefix: str = "") -> None:
+    """Every record of one document, in order, into `result`."""
+    wanted, plain = _wanted(spec), _plain(spec)
+    for record in records:
+        if plain is None or not _take_plain(plain, record, result):
+            _add(spec, record, result, wanted, prefix)
+
+
+def _add(spec: ParseSpec, record: Any, result: ParseResult,
+         wanted: tuple[tuple[str, str, bool], ...], prefix: str = "") -> None:
+    rank = len(result.hits)
+    if not isinstance(record, dict):
+        result.note(f"{prefix}result {rank + result.bad_records}: not an object")
+        return
+    # Each configured field is looked up once: for the presence counts and the hit.
+    found = _seen(wanted, record, result)
+    try:
+        start, end = _span(spec, found)
+        # A text answer names no place: its items are graded by their text alone.
+        path = fields.path(found.get("path")) if spec.path else ""
+        text = fields.text(found.get("text")) if spec.text else None
+        score = fields.number(found.get("score")) if spec.score else None
+    except ValueError as exc:
+        result.note(f"{prefix}result {rank + result.bad_records}: {exc}")
+        return
+    except Exception as exc:  # jsonpath on a strange value, a repr too deep: still one record
+        result.note(f"{prefix}result {rank + result.bad_records}: "
+                    f"cannot be read ({describe(exc)})")
+        return
+    text = result.clean(text) if text is not None else None
+    result.hits.append(Hit(result.clean(path), start, end, text, score, rank))
+
+
+_FIELDS = ("path", "start", "end", "lines", "text", "score")
+_MAX_KEYS = 64
+# A field path that is one plain key: read straight from a record no key of which
+# is doubled (jsonread.Ambiguous marks those), exactly what `lookup` would return.
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=64)
+def _wanted(spec: ParseSpec) -> tuple[tuple[str, str, bool], ...]:
+    """The spec's configured fields: (name, path, whether the path is one plain key)."""
+    out = []
+    for name in _FIELDS:
+        path = getattr(spec, name)
+        if path is not None:
+            out.append((name, path, _PLAIN_KEY.fullmatch(path) is not None))
+    return tuple(out)
+
+
+# The keys of a spec whose every field is one plain key: path, start, end, text, score.
+_PlainKeys = tuple[str | None, str | None, str | None, str | None, str | None]
+
+
+@lru_cache(maxsize=64)
+def _plain(spec: ParseSpec) -> _PlainKeys | None:
+    """The spec's keys when every configured field is one plain key and lines come as
+    start/end: then `_take_plain` may read its records."""
+    if spec.lines is not None or not all(plain for _, _, plain in _wanted(spec)):
+        return None
+    return spec.path, spec.start, spec.end, spec.text, spec.score
+
+
+def _take_plain(plain: _PlainKeys, record: Any, result: ParseResult) -> bool:
+    """Read a record whose every field holds an ordinary value, in one pass; False
+    (having touched nothing) for anything else -- a doubled key, a string line
+    number, a NaN score, a long path -- which the general reader (`_add`) then
+    converts or reports exactly as it always has (tests/test_parse_plain.py)."""
+    if type(record) is not dict:
+        return False
+    path_key, start_key, end_key, text_key, score_key = plain
+    get = record.get
+    path: Any = get(path_key) if path_key else ""
+    if path_key and (type(path) is not str or not path or "\x00" in path or path.isspace()
+                     or len(path) * 4 > fields.MAX_PATH_BYTES):
+        return False
+    start = get(start_key) if start_key else None
+    if start is not None and not (type(start) is int and 0 <= start <= fields.MAX_LINE):
+        return False
+    end = get(end_key) if end_key else None
+    if end is not None and not (type(end) is int and 0 <= end <= fields.MAX_LINE):
+        return False
+    text = get(text_key) if text_key else None
+    if text is not None and type(text) is not str:
+        return False
+    score = get(score_key) if score_key else None
+    if score is not None:
+        if type(score) is int and -_EXACT < score < _EXACT:
+            score = float(score)
+        elif type(score) is not float or score != score or score in (_INF, -_INF):
+            return False
+    if start is not None and end is not None and end < start:
+        return False
+    result.records += 1
+    seen = result.record_keys
+    if len(seen) < _MAX_KEYS and not seen.issuperset(record):
+        seen.update(keys(record))
+    present = result.present
+    for name, key, value in (("path", path_key, path), ("start", start_key, start),
+                             ("end", end_key, end), ("text", text_key, text),
+                             ("score", score_key, score)):
+        if key and value is not None:
+            present[name] = present.get(name, 0) + 1
+    if end is None:
+        end = start
+    elif start is None:
+        start = end
+    if text is not None and not text.isascii():
+        text = result.clean(text)
+    if not path.isascii():
+        path = result.clean(path)
+    result.hits.append(Hit(path, start, end, text, score, len(result.hits)))
+    return True
+
+
+_INF = float("inf")
+_EXACT = 2 ** 53  # ints a float holds exactly; past them the general reader decides
+
+
+def keys(obj: dict[str, Any]) -> list[str]:
+    """The first keys of an object, for telling a wrong field path from an empty answer."""
+    return [k for k in list(obj)[:_MAX_KEYS] if isinstance(k, str)]
+
+
+class _Found(dict[str, Any]):
+    """A record's configured fields, each looked up once; a lookup's error kept for later."""
+
+    errors: dict[str, Exception]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name in self.errors:
+            raise self.errors[name]  # the record reader reports it, as it always did
+        return super().get(name, default)
+
+
+def _seen(wanted: tuple[tuple[str, str, bool], ...], record: dict[str, Any],
+          result: ParseResult) -> dict[str, Any]:
+    """Look up each configured field once, counting which this record has."""
+    result.records += 1
+    seen = result.record_keys
+    if len(seen) < _MAX_KEYS and not seen.issuperset(record):
+        seen.update(keys(record))
+    found: dict[str, Any] = {}
+    errors: dict[str, Exception] = {}
+    direct = type(record) is dict
+    present = result.present
+    for name, path, plain in wanted:
+        if plain and direct:
+            value = record.get(path)
+        else:
+            try:
+                value = lookup(record, path)
+            except Exception as exc:  # a strange value is the record reader's to report
+                errors[name] = exc
+                continue
+        found[name] = value
+        if value is not None:
+            present[name] = present.get(name, 0) + 1
+    if not errors:
+        return found
+    kept = _Found(found)
+    kept.errors = errors
+    return kept
+
+
+def _span(spec: ParseSpec, found: dict[str, Any]) -> tuple[int | None, int | None]:
+    if spec.lines is not None:
+        return fields.line_range(found.get("lines"))
+    start = fields.line(found.get("start")) if spec.start else None
+    end = fields.line(found.get("end")) if spec.end else None
+    return fields.ordered(start, end)
+
+
+def describe(exc: BaseException) -> str:
+    detail = brief(exc)
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
