@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..corpus.tree import TreeText
 from ..engine.driver import SearchResult
 from ..engine.spec import EngineSpec
 from ..model import Slot, Span
+from ..results.construct import built
 from ..results.schema import GoldOut, QueryOutcome, SlotOut
 from . import content, metrics, tokens
 from .grade import Grade, depth_limited, grade, lacks_spans
@@ -37,48 +39,46 @@ class Evaluation:
 def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineSpec, *,
              text: TreeText, per_file: int, cutoffs: Sequence[int],
              tree_files: int) -> Evaluation:
-    out = QueryOutcome(id=query_id, latency_s=found.latency_s, error=found.error,
-                       raw_hits=len(found.hits), leftovers=found.leftovers,
-                       unsolicited=found.unsolicited,
-                       gold=[GoldOut.model_construct(path=g.path, start=g.start, end=g.end,
-                                                     symbol=g.symbol, grade=g.grade)
-                             for g in gold],
-                       replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
-                       chunk_entered=spec.spans and any(not g.file_level for g in gold))
-    evaluation = Evaluation(out)
+    # Every value below is the harness's own: the outcome is built once, unvalidated,
+    # at the end (a query's path runs thousands of times a second on a fast engine).
+    values: dict[str, Any] = dict(
+        id=query_id, latency_s=found.latency_s, error=found.error, raw_hits=len(found.hits),
+        leftovers=found.leftovers, unsolicited=found.unsolicited,
+        gold=[built(GoldOut, {"path": g.path, "start": g.start, "end": g.end,
+                              "symbol": g.symbol, "grade": g.grade}) for g in gold],
+        replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
+        chunk_entered=spec.spans and any(not g.file_level for g in gold))
     if spec.answer != "ranked":
-        return _by_content(evaluation, found, gold, spec, text, cutoffs)
+        return _by_content(Evaluation(QueryOutcome(**values)), found, gold, spec, text, cutoffs)
     if found.error is not None:
-        return evaluation
-    out.line_zero = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
+        return Evaluation(built(QueryOutcome, values))
+    values["line_zero"] = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
     norm = normalize(found.hits, text.root, strip_prefix=spec.strip_prefix,
                      line_base=spec.line_base)
-    evaluation.normalized = norm
-    out.outside = norm.outside
+    values["outside"] = norm.outside
     slots = collapse(norm.hits, per_file)
-    evaluation.slots = slots
     if not gold:
-        out.error = "no resolved gold for this query"
-        return evaluation
+        values["error"] = "no resolved gold for this query"
+        return Evaluation(built(QueryOutcome, values), norm, slots)
     graded = grade(slots, gold, spans=spec.spans)
-    evaluation.graded = graded
     k_max = max(cutoffs)
-    out.n_slots = len(slots)
-    # Built from values the harness made itself: skip re-validating 20 models a query.
-    out.slots = [SlotOut.model_construct(path=s.path, chunks=[(h.start, h.end) for h in s.chunks])
-                 for s in slots[:KEEP_SLOTS]]
-    out.file_gains = list(graded.file_gains[:KEEP_SLOTS])
-    out.chunk_gains = list(graded.chunk_gains[:KEEP_SLOTS]) if graded.chunk_gains else (
-        [] if graded.chunk_gains is not None else None)
-    out.first_file_slot = graded.first_file_slot
-    out.first_chunk_slot = graded.first_chunk[0] if graded.first_chunk else None
-    out.depth_limited = depth_limited(len(found.hits), k_max * spec.candidates, len(slots),
-                                      k_max, tree_files)
-    out.no_spans = lacks_spans(found.hits, spec.spans)
-    out.scores = scores(graded, cutoffs)
+    values.update(
+        n_slots=len(slots),
+        slots=[built(SlotOut, {"path": s.path, "chunks": [(h.start, h.end) for h in s.chunks]})
+               for s in slots[:KEEP_SLOTS]],
+        file_gains=list(graded.file_gains[:KEEP_SLOTS]),
+        chunk_gains=list(graded.chunk_gains[:KEEP_SLOTS]) if graded.chunk_gains else (
+            [] if graded.chunk_gains is not None else None),
+        first_file_slot=graded.first_file_slot,
+        first_chunk_slot=graded.first_chunk[0] if graded.first_chunk else None,
+        depth_limited=depth_limited(len(found.hits), k_max * spec.candidates, len(slots),
+                                    k_max, tree_files),
+        no_spans=lacks_spans(found.hits, spec.spans),
+        scores=scores(graded, cutoffs))
     if spec.has_token_column:
-        out.tokens, out.tokens_to_first_gold = _tokens(spec, text, slots, graded, cutoffs)
-    return evaluation
+        values["tokens"], values["tokens_to_first_gold"] = _tokens(spec, text, slots, graded,
+                                                                   cutoffs)
+    return Evaluation(built(QueryOutcome, values), norm, slots, graded)
 
 
 def _by_content(evaluation: Evaluation, found: SearchResult, gold: list[Span],

@@ -23,6 +23,7 @@ Every function here is pure. A query whose engine returned nothing has
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 
@@ -233,10 +234,18 @@ def query_scores(
     """
     if not cutoffs:
         raise ValueError("need at least one cutoff")
+    files = None if file_gains is None else tuple(file_gains)
+    return dict(_query_scores(tuple(gains), n_gold, files, tuple(cutoffs), depth))
+
+
+# Pure, and queries repeat a few dozen gain patterns (a miss, a hit at slot 1, ...):
+# computed once per pattern, the same floats every time.
+@functools.lru_cache(maxsize=1 << 14)
+def _query_scores(gains: tuple[int, ...], n_gold: int, file_gains: tuple[int, ...] | None,
+                  cutoffs: tuple[int, ...], depth: int | None) -> tuple[tuple[str, float], ...]:
     depth = max(cutoffs) if depth is None else depth
-    # Checked once here, then the same formulas as the public functions: a
-    # persistent engine's query costs less than a millisecond, and checking the
-    # gains again for every metric was a large part of it.
+    # Checked once here, then the same formulas as the public functions: checking the
+    # gains again for every metric was a large part of a fast engine's query.
     _check(gains, n_gold)
     for k in (*cutoffs, depth):
         _check_k(k)
@@ -252,7 +261,7 @@ def query_scores(
     scores[f"ndcg@{NDCG_CUTOFF}"] = _ndcg(gains, n_gold, NDCG_CUTOFF, by_rank[NDCG_CUTOFF])
     scores["p@1"] = precision_at_1(gains)
     scores["zero_miss"] = zero_miss(gains if file_gains is None else file_gains, depth)
-    return scores
+    return tuple(scores.items())
 
 
 def mean(values: Iterable[float]) -> float:

@@ -61,6 +61,9 @@ def normalize(hits: list[Hit], root: Path, *, strip_prefix: str = "", line_base:
         if path is None:
             outside.append(hit.path)
             continue
+        if not shift and path == hit.path:
+            kept.append(hit)  # already the tree's own path and lines (hits are frozen)
+            continue
         start = hit.start + shift if hit.start is not None else None
         end = hit.end + shift if hit.end is not None else None
         # Direct construction: dataclasses.replace costs several times more per hit.
