@@ -233,7 +233,9 @@ class EngineSession:
             self.restarts += 1
             self._needs_restart = False
             restarted = True
-        reply = dataclasses.replace(self._exchange(seq, data, timeout), restarted=restarted)
+        reply = self._exchange(seq, data, timeout)
+        if restarted:
+            reply = dataclasses.replace(reply, restarted=True)
         if reply.error is None:
             self._last_failed = False
             return reply
