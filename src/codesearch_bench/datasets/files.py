@@ -32,3 +32,12 @@ def jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(value, dict):
                 raise UsageError(f"{path}:{lineno}: expected a JSON object")
             yield lineno, value
+
+
+def require(row: dict[str, Any], keys: tuple[str, ...], where: str, dataset: str, *,
+            empty_ok: bool = False) -> None:
+    """A row without one of the dataset's own fields (or with it empty, unless `empty_ok`)
+    is an error naming the row and every missing field."""
+    missing = [k for k in keys if (k not in row if empty_ok else not row.get(k))]
+    if missing:
+        raise UsageError(f"{where}: missing {', '.join(missing)} ({dataset}'s own field names)")

@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import Hub, HubSource, ImportedCorpus, Importer, Options, Suite
 from .diffs import gold_files
-from .files import digest
+from .files import digest, require
 from .hub import export_rows
 from .swebench import rows_of
 
@@ -32,11 +32,8 @@ def load(opts: Options) -> Suite:
     dropped: Counter[str] = Counter()
     corpora: list[ImportedCorpus] = []
     for n, row in enumerate(rows, 1):
-        missing = [k for k in ("repo_owner", "repo_name", "base_sha", "issue_title", "diff")
-                   if not row.get(k)]
-        if missing:
-            raise UsageError(f"{opts.source}: row {n}: missing {', '.join(missing)} "
-                             "(Long Code Arena's own field names)")
+        require(row, ("repo_owner", "repo_name", "base_sha", "issue_title", "diff"),
+                f"{opts.source}: row {n}", "Long Code Arena")
         if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_sha"])):
             dropped["base_sha is not a full commit id"] += 1
             continue

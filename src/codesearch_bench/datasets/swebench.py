@@ -23,7 +23,7 @@ from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import Hub, HubSource, ImportedCorpus, Importer, Options, Suite
 from .diffs import gold_files
-from .files import digest, jsonl
+from .files import digest, jsonl, require
 from .hub import export_rows
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -49,11 +49,8 @@ def load(opts: Options) -> Suite:
     dropped: Counter[str] = Counter()
     corpora: list[ImportedCorpus] = []
     for lineno, row in enumerate(rows, 1):
-        missing = [k for k in ("instance_id", "repo", "base_commit", "problem_statement",
-                               "patch") if not row.get(k)]
-        if missing:
-            raise UsageError(f"{opts.source}: task {lineno}: missing {', '.join(missing)} "
-                             "(SWE-bench's own field names)")
+        require(row, ("instance_id", "repo", "base_commit", "problem_statement", "patch"),
+                f"{opts.source}: task {lineno}", "SWE-bench")
         if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_commit"])):
             dropped["base_commit is not a full commit id"] += 1
             continue

@@ -29,7 +29,7 @@ from ..corpus.languages import language_for
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import ImportedCorpus, Importer, Options, Suite
-from .files import digest
+from .files import digest, require
 from .swebench import rows_of
 
 PIN_LISTS = ("repo_commit.txt", "repos.txt")
@@ -264,10 +264,7 @@ def load(opts: Options) -> Suite:
     for n, (file, row) in enumerate(rows, 1):
         if opts.limit and kept >= opts.limit:
             break
-        missing = [k for k in ("question", "answer") if k not in row]
-        if missing:
-            raise UsageError(f"{file}: row {n}: missing {', '.join(missing)} "
-                             "(SWE-QA's own field names)")
+        require(row, ("question", "answer"), f"{file}: row {n}", "SWE-QA", empty_ok=True)
         repo = str(row.get("repo") or "").strip().strip("/").removesuffix(".git") or file.stem
         name = repo.rsplit("/", 1)[-1]
         pin = pins.get(name.lower())
