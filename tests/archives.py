@@ -187,18 +187,24 @@ def git(cwd: Path, *args: str) -> str:
                           text=True).stdout.strip()
 
 
-def make_git_repo(path: Path, commits: list[dict[str, str]]) -> list[str]:
-    """A repository with one commit per dict of files; returns the commit ids."""
+def make_git_repo(path: Path, commits: list[dict[str, bytes | str | None]]) -> list[str]:
+    """A repository with one commit per dict, returning the commit ids. Each dict maps a
+    name to its text or bytes, to "->target" (a symlink), or to None (removed)."""
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main")
     git(path, "config", "user.email", "t@example.invalid")
     git(path, "config", "user.name", "t")
     shas = []
     for i, files in enumerate(commits):
-        for name, text in files.items():
+        for name, content in files.items():
             f = path / name
             f.parent.mkdir(parents=True, exist_ok=True)
-            f.write_text(text)
+            if content is None:
+                f.unlink()
+            elif isinstance(content, str) and content.startswith("->"):
+                f.symlink_to(content[2:])
+            else:
+                f.write_bytes(content if isinstance(content, bytes) else content.encode())
         git(path, "add", "-A")
         git(path, "commit", "-q", "-m", f"commit {i}")
         shas.append(git(path, "rev-parse", "HEAD"))

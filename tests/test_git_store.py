@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from archives import git
+from archives import git, make_git_repo
 
 from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import Corpus, load_corpora
@@ -28,29 +28,6 @@ from codesearch_bench.datasets.base import ImportedCorpus, Suite
 from codesearch_bench.errors import CorpusError, UsageError
 
 BIG = os.urandom(96 << 10)  # incompressible: its bytes show in what a fetch brings
-
-
-def _repo(path: Path, commits: list[dict[str, bytes | str | None]]) -> list[str]:
-    """One commit per dict: name -> bytes/str (a file), "->target" (a symlink), None (removed)."""
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
-    git(path, "config", "user.email", "t@example.invalid")
-    git(path, "config", "user.name", "t")
-    shas = []
-    for i, files in enumerate(commits):
-        for name, content in files.items():
-            f = path / name
-            f.parent.mkdir(parents=True, exist_ok=True)
-            if content is None:
-                f.unlink()
-            elif isinstance(content, str) and content.startswith("->"):
-                f.symlink_to(content[2:])
-            else:
-                f.write_bytes(content if isinstance(content, bytes) else content.encode())
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "-m", f"commit {i}")
-        shas.append(git(path, "rev-parse", "HEAD"))
-    return shas
 
 
 def _corpora(tmp_path: Path, url: str, pins: dict[str, str]) -> dict[str, Corpus]:
@@ -80,7 +57,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def upstream(tmp_path: Path) -> tuple[Path, list[str]]:
-    shas = _repo(tmp_path / "up", [
+    shas = make_git_repo(tmp_path / "up", [
         {"big.bin": BIG, "src/a.py": "def one():\n    return 1\n"},
         {"src/b.py": "def two():\n    return 2\n"},
         {"src/a.py": "def one():\n    return 'one'\n"},
@@ -128,7 +105,7 @@ def test_two_setups_at_once_take_turns_in_the_store(
 
 
 def test_the_checkout_is_the_commit_every_file_no_link(tmp_path: Path) -> None:
-    _repo(tmp_path / "up", [{
+    make_git_repo(tmp_path / "up", [{
         "run.sh": "#!/bin/sh\n", "docs/keep.md": "kept\n", "VERSION": "$Format:%H$\n",
         ".gitattributes": "docs export-ignore\nVERSION export-subst\n",
         "out": "->/etc/passwd", "inside": "->run.sh", "lib/x.py": "x = 1\n"}])
