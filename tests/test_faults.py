@@ -237,10 +237,10 @@ def test_missing_binary(bench: Bench) -> None:
     data["search"]["command"] = ["definitely-not-a-binary-xyz", "{{query}}"]
     bad.write_text(json.dumps(data))
     code, result = bench.run(bad, extra=("--keep-going",))
-    assert code == 1
+    assert code == 4  # as when it stops the run (below): the program is missing
     bench.good_row(result)
     (failure,) = result.failures
-    assert failure.stage == "start" and failure.corpus == "*"
+    assert failure.stage == "program" and failure.corpus == "*"
     assert "definitely-not-a-binary-xyz" in failure.message
     assert "pip install nothing-here" in failure.message
 

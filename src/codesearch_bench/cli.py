@@ -19,6 +19,7 @@ from typing import Any
 from rich.markup import escape
 
 from . import __version__
+from .engine import signals
 from .errors import BenchError, Interrupted, UsageError
 from .render import EXPORTERS
 from .render.ui import UI
@@ -279,37 +280,13 @@ def run(argv: Sequence[str], ui: UI) -> int:
     return code
 
 
-class _Interrupts:
-    """SIGINT and SIGTERM as one KeyboardInterrupt, raised once.
-
-    The first signal interrupts. A signal during an engine's teardown never
-    reaches this handler: engine/signals.py holds it there (and a second one
-    kills the engines at once), then delivers the first through here. Once the
-    interrupt is raised every engine is stopped and reaped on the way out, and
-    what is left is writing the partial result and the last message: a second
-    signal outside teardown is ignored so it cannot cut that short (or print a
-    traceback); a third restores the default action, for a bench that hangs.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self, signum: int, _frame: object) -> None:
-        self.count += 1
-        if self.count == 1:
-            raise KeyboardInterrupt
-        if self.count >= 3:
-            signal.signal(signum, signal.SIG_DFL)
-            signal.raise_signal(signum)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ui = UI()
     # SIGTERM takes the same path as Ctrl-C: engines are stopped and reaped, and a
     # comparison still writes its partial JSON.
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        handler = _Interrupts()
+        handler = signals.Interrupts()
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, handler)
     try:

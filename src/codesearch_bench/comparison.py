@@ -31,9 +31,9 @@ from .engine import state
 from .engine.driver import engine_version, missing_executable
 from .engine.spec import LoadedSpec, load_spec
 from .errors import (
+    STAGE_ERRORS,
     BenchError,
     CorpusError,
-    EngineUnavailable,
     QueryError,
     SpecError,
     UsageError,
@@ -111,7 +111,7 @@ def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
         seen[loaded.name] = loaded.file
         if (missing := missing_executable(loaded)) is not None:
             # Said now, not when the engine's turn comes after the others have run.
-            failures.append(Failure(engine=loaded.name, corpus="*", stage="start",
+            failures.append(Failure(engine=loaded.name, corpus="*", stage="program",
                                     message=missing))
             continue
         specs.append(loaded)
@@ -152,9 +152,8 @@ def _stop_before_running(failures: list[Failure]) -> None:
         if line not in seen:
             seen.append(line)
     # The gravest problem names the exit code: a missing program (4), a corpus (3), a spec (2).
-    kinds: dict[str, type[BenchError]] = {"spec": SpecError, "setup": CorpusError,
-                                          "start": EngineUnavailable}
-    error = max((kinds.get(f.stage, CorpusError) for f in failures), key=lambda c: c.exit_code)
+    error = max((STAGE_ERRORS.get(f.stage, CorpusError) for f in failures),
+                key=lambda c: c.exit_code)
     raise error(f"{len(seen)} problem(s) found before any engine ran:\n  "
                 + "\n  ".join(seen[:20]).replace("\n", "\n  "),
                 hint="fix them, or pass --keep-going to run what is valid")

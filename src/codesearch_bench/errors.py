@@ -104,12 +104,15 @@ class Interrupted(BenchError):
 
 
 #: Where a cell can fail, as recorded in a result file's `failures[].stage`.
-Stage = Literal["spec", "setup", "gold", "index", "search", "start"]
+Stage = Literal["spec", "setup", "gold", "program", "index", "search", "start"]
 
 #: The error class each recorded failure stands for: a run's exit code is the
 #: largest of its failures' classes' codes.
 STAGE_ERRORS: dict[str, type[BenchError]] = {
     "spec": SpecError, "setup": CorpusError, "gold": QueryError,
+    # The engine's program is missing: the same exit (4) whether the run stopped for it
+    # before any engine ran or went on without it under --keep-going.
+    "program": EngineUnavailable,
     "index": EngineFailed, "search": EngineFailed, "start": EngineFailed,
 }
 

@@ -23,7 +23,7 @@ from .engine.driver import Context, Rendered, Searcher, SearchResult
 from .engine.process import Measurement
 from .engine.spec import LoadedSpec
 from .engine.unmatched import Tally, problems
-from .errors import BenchError, Stage
+from .errors import BenchError, EngineUnavailable, Stage
 from .gold.queries import Query
 from .model import Span
 from .results.schema import Failure, IndexOut, Row, SearchOut
@@ -189,7 +189,8 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
         # is finished; the caller keeps it, then stops.
         result.interrupted = True
     except BenchError as exc:
-        stage: Stage = "start" if loaded.spec.mode == "persistent" else "search"
+        stage: Stage = "program" if isinstance(exc, EngineUnavailable) else (
+            "start" if loaded.spec.mode == "persistent" else "search")
         result.failure = Failure(engine=loaded.name, corpus=cell.corpus, stage=stage,
                                  message=str(exc))
         return result

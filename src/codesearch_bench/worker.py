@@ -8,7 +8,8 @@ the pipe FD length-prefixed pickles: ("tick", text) after each query, then
 process's main thread exactly as `--jobs 1` runs it in bench's: engines started
 with their death signal, teardown shielded, this process their subreaper, one
 cell at a time. SIGINT and SIGTERM interrupt it as they interrupt bench
-(cli._Interrupts); a cell cut short sends nothing, and the worker exits 130.
+(signals.Interrupts, the handler bench itself uses); a cell cut short sends nothing,
+and the worker exits 130.
 """
 
 from __future__ import annotations
@@ -23,19 +24,6 @@ from typing import BinaryIO
 
 from . import parallel, runner
 from .engine import signals
-
-
-class _Interrupts:
-    """The first signal raises KeyboardInterrupt; later ones outside teardown are ignored
-    (a teardown's shield holds them, and a second one there kills the engines at once)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(self, signum: int, _frame: object) -> None:
-        self.count += 1
-        if self.count == 1:
-            raise KeyboardInterrupt
 
 
 def _send(fd: int, message: object) -> None:
@@ -53,7 +41,7 @@ def _jobs(stdin: BinaryIO) -> Iterator[Path]:
 
 def main(argv: list[str]) -> int:
     fd = int(argv[0])
-    handler = _Interrupts()
+    handler = signals.Interrupts()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, handler)
     try:

@@ -108,3 +108,27 @@ _shield = _Shield()
 def shielded() -> _Shield:
     """`with shielded():` -- SIGINT/SIGTERM wait for the block; a second one kills now."""
     return _shield
+
+
+class Interrupts:
+    """SIGINT and SIGTERM as one KeyboardInterrupt, raised once.
+
+    The first signal interrupts. A signal during an engine's teardown never
+    reaches this handler: `shielded` holds it there (and a second one
+    kills the engines at once), then delivers the first through here. Once the
+    interrupt is raised every engine is stopped and reaped on the way out, and
+    what is left is writing the partial result and the last message: a second
+    signal outside teardown is ignored so it cannot cut that short (or print a
+    traceback); a third restores the default action, for a bench that hangs.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, signum: int, _frame: object) -> None:
+        self.count += 1
+        if self.count == 1:
+            raise KeyboardInterrupt
+        if self.count >= 3:
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
