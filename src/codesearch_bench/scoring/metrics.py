@@ -239,8 +239,8 @@ def query_scores(
 
 
 # Pure, and queries repeat a few dozen gain patterns (a miss, a hit at slot 1, ...):
-# computed once per pattern, the same floats every time.
-@functools.lru_cache(maxsize=1 << 14)
+# computed once per pattern, the same floats every time. Bounded: ~1 KB an entry.
+@functools.lru_cache(maxsize=4096)
 def _query_scores(gains: tuple[int, ...], n_gold: int, file_gains: tuple[int, ...] | None,
                   cutoffs: tuple[int, ...], depth: int | None) -> tuple[tuple[str, float], ...]:
     depth = max(cutoffs) if depth is None else depth
