@@ -295,6 +295,17 @@ def test_a_second_signal_kills_stubborn_engines_at_once(jobs: Jobs) -> None:
     assert not left, f"processes outlived bench: {left}"
 
 
+def test_jobs_auto_runs_one_cell_per_cpu(jobs: Jobs, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    engines = (jobs.spec("good"), jobs.spec("other"))
+    assert main(jobs.argv(*engines, jobs="auto", tag="auto")) == 0
+    data = json.loads(jobs.out("auto").read_text())
+    assert data["jobs"] == 2  # what `auto` resolved to, recorded
+    flags = {f for r in data["rows"] for f in r["flags"] if f.startswith("concurrent=")}
+    assert flags <= {"concurrent=2"} and flags, "two CPUs: cells ran two at a time"
+    ResultFile.load(jobs.out("auto"))
+
+
 def test_jobs_values() -> None:
     assert parse_jobs("1") == 1 and parse_jobs("4") == 4 and parse_jobs("auto") >= 1
     for bad in ("0", "-2", "x", ""):
