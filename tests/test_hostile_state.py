@@ -306,6 +306,22 @@ def test_compare_flags_a_row_whose_engine_modified_the_tree(tmp_path: Path) -> N
     assert any("tree_modified" in flag for flag in row.flags), row.flags
 
 
+def test_a_tree_changed_before_any_engine_ran_is_rebuilt_not_blamed(tmp_path: Path) -> None:
+    spec = tamper_spec(tmp_path, "none")
+    code, first = compare(tmp_path, spec)
+    assert code == 0
+    tree = Path(first.corpora["mini"].tree)
+    # What `cp -r` of a work dir does: the same bytes, new mtimes.
+    os.utime(tree / "pkg" / "cells.py", ns=(1, 1))
+    (tree / "pkg" / "planted.py").write_text("x = 1\n")
+    code, result = compare(tmp_path, spec)
+    assert code == 0 and not result.failures
+    (row,) = [r for r in result.rows if r.engine == "tamper" and r.headline]
+    assert row.tree_changes == [] and not any("tree_modified" in f for f in row.flags)
+    assert not (tree / "pkg" / "planted.py").exists()
+    assert fingerprint.verify(tree, recorded_fingerprint(CorpusDir(tree.parent))) == []
+
+
 # -- the fingerprint ------------------------------------------------------------------
 def small_tree(top: Path, files: int = 3) -> Path:
     for i in range(files):

@@ -24,7 +24,7 @@ from pathlib import Path
 from . import environment, parallel, plan, runner, workdir
 from .corpus import setup
 from .corpus.config import load_corpora, select
-from .corpus.fingerprint import Fingerprint
+from .corpus.fingerprint import Fingerprint, verify
 from .corpus.layout import CorpusDir
 from .corpus.tree import recorded_fingerprint
 from .engine import state
@@ -200,6 +200,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     broken: set[str] = set()  # corpora whose tree could not be rebuilt after a change
     order = plan.cells(plans, specs, opts.shard)
     todo = [(r, s) for r, s in order if (s.name, r.unit) not in kept.done]
+    for ready in {r.unit: r for r, _ in todo}.values():
+        if not _as_set_up(ready, opts, failures, fingerprints, events):
+            broken.add(ready.unit)
     events.planned(len(todo), sum(_units(r, s, opts.headline_only) for r, s in todo))
     source = str(opts.resume) if opts.resume else ""
     # Each measured cell's rows and failures by its place in the plan: written in that order.
@@ -210,10 +213,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         ready, loaded = order[i]
         events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
                           ready.unit, _units(ready, loaded, opts.headline_only))
-        expected = fingerprints.get(ready.unit)
-        if expected is None:
-            expected = fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
-        return _cell(ready, loaded, opts), expected
+        return _cell(ready, loaded, opts), fingerprints[ready.unit]
 
     def finish(i: int, result: runner.Measured, beside: int) -> None:
         """Journal cell i at once; beside: the most cells running at once while it ran."""
@@ -322,18 +322,36 @@ def _dirs(ready: plan.Plan, opts: Options) -> CorpusDir:
     return ready.dirs or setup.dirs(opts.corpora_root.resolve(), ready.corpus)
 
 
+def _as_set_up(ready: plan.Plan, opts: Options, failures: list[Failure],
+              fingerprints: dict[str, Fingerprint], events: Events) -> bool:
+    """The tree checked against its setup fingerprint before any engine runs on it.
+
+    A difference found now -- a work dir copied without its mtimes, a file edited
+    by hand -- is no engine's doing: the tree is rebuilt, never blamed on whichever
+    engine happens to run first (every cell is checked against this fingerprint).
+    """
+    recorded = recorded_fingerprint(_dirs(ready, opts))
+    drift = verify(ready.tree, recorded, limit=1)
+    if not drift:
+        fingerprints[ready.unit] = recorded
+        return True
+    why = f"its tree differs from its setup before any engine ran ({drift[0]})"
+    return _rebuild(ready, opts, failures, fingerprints, events, why)
+
+
 def _rebuild(ready: plan.Plan, opts: Options, failures: list[Failure],
-             fingerprints: dict[str, Fingerprint], events: Events) -> bool:
-    """An engine changed its tree: set it up afresh so the next engine gets the pin.
+             fingerprints: dict[str, Fingerprint], events: Events,
+             why: str = "an engine changed its tree") -> bool:
+    """Set the tree up afresh so the next engine gets the pin.
 
     The tree may share inodes with bench's checkout, so both are rebuilt from the source.
     """
-    events.stage(f"rebuilding {ready.unit}: an engine changed its tree")
+    events.stage(f"rebuilding {ready.unit}: {why}")
     try:
         plan.rebuild(ready, opts.corpora_root)
     except BenchError as exc:
         failures.append(Failure(engine="*", corpus=ready.unit, stage="setup",
-                                message=f"rebuilding the tree an engine changed: {exc}"))
+                                message=f"rebuilding the tree ({why}): {exc}"))
         return False
     fingerprints[ready.unit] = recorded_fingerprint(_dirs(ready, opts))
     return True
