@@ -154,8 +154,10 @@ def _stop_before_running(failures: list[Failure]) -> None:
     # The gravest problem names the exit code: a missing program (4), a corpus (3), a spec (2).
     error = max((STAGE_ERRORS.get(f.stage, CorpusError) for f in failures),
                 key=lambda c: c.exit_code)
+    # One problem a line; a problem's own further lines (the spec's other fields, its
+    # hint) indented under it, not level with the next problem.
     raise error(f"{len(seen)} problem(s) found before any engine ran:\n  "
-                + "\n  ".join(seen[:20]).replace("\n", "\n  "),
+                + "\n  ".join(line.replace("\n", "\n    ") for line in seen[:20]),
                 hint="fix them, or pass --keep-going to run what is valid")
 
 

@@ -229,7 +229,8 @@ def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) ->
         console.print("failed combinations (gaps, not zeros):" if plain else
                       "[bold red]failed combinations[/] (gaps, not zeros):", highlight=False)
         for f in result.failures:
-            console.print(f"  {f.engine} × {f.corpus} [{f.stage}]: {f.message}", markup=False,
+            message = f.message.replace("\n", "\n    ")  # its own further lines under it
+            console.print(f"  {f.engine} × {f.corpus} [{f.stage}]: {message}", markup=False,
                           highlight=False, soft_wrap=True)
             for line in (f.stderr_tail or "").splitlines()[-5:]:
                 console.print(f"    {line}", markup=False, highlight=False, soft_wrap=True,
