@@ -57,8 +57,6 @@ def line_range(value: Any) -> tuple[int | None, int | None]:
 
 
 def line(value: Any) -> int | None:
-    if type(value) is int and 0 <= value <= MAX_LINE:
-        return value  # the common case, first: every check below would pass it
     if value is None or value == "":
         return None
     if isinstance(value, bool):
@@ -83,11 +81,6 @@ def line(value: Any) -> int | None:
 
 
 def path(value: Any) -> str:
-    # UTF-8 spends at most 4 bytes on a code point (3 on a lone surrogate), so a short
-    # path needs no encoding to know it is within the limit.
-    if type(value) is str and len(value) * 4 <= MAX_PATH_BYTES and "\x00" not in value \
-            and not value.isspace() and value:
-        return value
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"no path (got {show(value)})")
     if "\x00" in value:

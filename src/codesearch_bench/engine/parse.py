@@ -23,8 +23,8 @@ from ..model import Hit
 from . import fields
 from .jsonread import NotJSON, Problem, loads, lookup
 from .parsed import MAX_ERRORS, REPLACEMENT, SURROGATE, ParseResult, one_line
+from .parsed import describe as _describe
 from .parsespec import ParseSpec
-from .records import describe as _describe
 from .records import keys as _keys
 from .records import read_all
 

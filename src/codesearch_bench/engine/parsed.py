@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import Hit
+from .jsonread import brief
 
 MAX_ERRORS = 5
 MAX_MESSAGE = 200  # one error; the driver joins up to MAX_ERRORS of them into the query's
@@ -53,3 +54,8 @@ def one_line(text: str, limit: int) -> str:
     # A spec's own field names go into messages too: no surrogate may reach the result file.
     line = SURROGATE.sub(REPLACEMENT, " ".join(text.split()))
     return line if len(line) <= limit else line[:limit - 1] + "\u2026"
+
+
+def describe(exc: BaseException) -> str:
+    detail = brief(exc)
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__

@@ -17,8 +17,8 @@ from typing import Any
 
 from ..model import Hit
 from . import fields
-from .jsonread import brief, lookup
-from .parsed import ParseResult
+from .jsonread import lookup
+from .parsed import ParseResult, describe
 from .parsespec import ParseSpec
 
 
@@ -32,7 +32,7 @@ def read_all(spec: ParseSpec, records: list[Any], result: ParseResult,
 
 
 def _add(spec: ParseSpec, record: Any, result: ParseResult,
-         wanted: tuple[tuple[str, str, bool], ...], prefix: str = "") -> None:
+         wanted: tuple[tuple[str, str], ...], prefix: str = "") -> None:
     rank = len(result.hits)
     if not isinstance(record, dict):
         result.note(f"{prefix}result {rank + result.bad_records}: not an object")
@@ -64,14 +64,9 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @lru_cache(maxsize=64)
-def _wanted(spec: ParseSpec) -> tuple[tuple[str, str, bool], ...]:
-    """The spec's configured fields: (name, path, whether the path is one plain key)."""
-    out = []
-    for name in _FIELDS:
-        path = getattr(spec, name)
-        if path is not None:
-            out.append((name, path, _PLAIN_KEY.fullmatch(path) is not None))
-    return tuple(out)
+def _wanted(spec: ParseSpec) -> tuple[tuple[str, str], ...]:
+    """The spec's configured fields: (name, path)."""
+    return tuple((name, path) for name in _FIELDS if (path := getattr(spec, name)) is not None)
 
 
 # The keys of a spec whose every field is one plain key: path, start, end, text, score.
@@ -82,7 +77,7 @@ _PlainKeys = tuple[str | None, str | None, str | None, str | None, str | None]
 def _plain(spec: ParseSpec) -> _PlainKeys | None:
     """The spec's keys when every configured field is one plain key and lines come as
     start/end: then `_take_plain` may read its records."""
-    if spec.lines is not None or not all(plain for _, _, plain in _wanted(spec)):
+    if spec.lines is not None or not all(_PLAIN_KEY.fullmatch(p) for _, p in _wanted(spec)):
         return None
     return spec.path, spec.start, spec.end, spec.text, spec.score
 
@@ -159,44 +154,29 @@ class _Found(dict[str, Any]):
         return super().get(name, default)
 
 
-def _seen(wanted: tuple[tuple[str, str, bool], ...], record: dict[str, Any],
-          result: ParseResult) -> dict[str, Any]:
+def _seen(wanted: tuple[tuple[str, str], ...], record: dict[str, Any],
+          result: ParseResult) -> _Found:
     """Look up each configured field once, counting which this record has."""
     result.records += 1
-    seen = result.record_keys
-    if len(seen) < _MAX_KEYS and not seen.issuperset(record):
-        seen.update(keys(record))
-    found: dict[str, Any] = {}
-    errors: dict[str, Exception] = {}
-    direct = type(record) is dict
-    present = result.present
-    for name, path, plain in wanted:
-        if plain and direct:
-            value = record.get(path)
-        else:
-            try:
-                value = lookup(record, path)
-            except Exception as exc:  # a strange value is the record reader's to report
-                errors[name] = exc
-                continue
+    if len(result.record_keys) < _MAX_KEYS:
+        result.record_keys.update(keys(record))
+    found = _Found()
+    found.errors = {}
+    for name, path in wanted:
+        try:
+            value = lookup(record, path)
+        except Exception as exc:  # a strange value is the record reader's to report
+            found.errors[name] = exc
+            continue
         found[name] = value
         if value is not None:
-            present[name] = present.get(name, 0) + 1
-    if not errors:
-        return found
-    kept = _Found(found)
-    kept.errors = errors
-    return kept
+            result.present[name] = result.present.get(name, 0) + 1
+    return found
 
 
-def _span(spec: ParseSpec, found: dict[str, Any]) -> tuple[int | None, int | None]:
+def _span(spec: ParseSpec, found: _Found) -> tuple[int | None, int | None]:
     if spec.lines is not None:
         return fields.line_range(found.get("lines"))
     start = fields.line(found.get("start")) if spec.start else None
     end = fields.line(found.get("end")) if spec.end else None
     return fields.ordered(start, end)
-
-
-def describe(exc: BaseException) -> str:
-    detail = brief(exc)
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
