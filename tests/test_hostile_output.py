@@ -65,7 +65,7 @@ def check_clean(result: ParseResult) -> None:
         assert hit.score is None or abs(hit.score) < float("inf")
         for line in (hit.start, hit.end):
             assert line is None or (type(line) is int and 0 <= line <= 1_000_000_000)
-    json.dumps([vars(h) for h in result.hits], ensure_ascii=False, allow_nan=False).encode()
+    json.dumps([h._asdict() for h in result.hits], ensure_ascii=False, allow_nan=False).encode()
 
 
 # -- one record is bad, the next one is read --------------------------------------------

@@ -1,18 +1,20 @@
 """The core values every stage passes along: a hit, a span, a slot.
 
-They are plain frozen dataclasses so any stage can build them cheaply and
-none needs to know where another got them: the parser makes hits, gold
-resolution and `--expect` make spans, collapsing makes slots, and grading
-reads all three.
+They are plain immutable values so any stage can build them cheaply and none
+needs to know where another got them: the parser makes hits, gold resolution
+and `--expect` make spans, collapsing makes slots, and grading reads all
+three. Hits and slots are named tuples: a fast engine's query makes forty of
+them, thousands of times a second, and a frozen dataclass costs several times
+more to build (benchmarks/overhead.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One raw result, in the engine's own order (`rank` is 0-based)."""
 
     path: str
@@ -54,13 +56,12 @@ class Span:
         return self.path
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(NamedTuple):
     """One file's place in the collapsed ranking (`rank` is 1-based)."""
 
     path: str
     rank: int
-    chunks: tuple[Hit, ...] = field(default_factory=tuple)
+    chunks: tuple[Hit, ...] = ()
 
 
 def overlaps(hit: Hit, span: Span) -> bool:
