@@ -26,8 +26,8 @@ from .engine.unmatched import Tally, problems
 from .errors import BenchError, EngineUnavailable, Stage
 from .gold.queries import Query
 from .model import Span
-from .results.schema import Failure, IndexOut, Row, SearchOut
-from .scoring.evaluate import Evaluation, evaluate
+from .results.schema import Failure, GoldOut, IndexOut, Row, SearchOut
+from .scoring.evaluate import Evaluation, evaluate, gold_models
 from .scoring.rows import Pass, build_rows, quantile
 
 MAX_CONSECUTIVE_TIMEOUTS = 3
@@ -230,6 +230,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     blind = {p: _same_answers(searcher, cell, k_max, passes[0], p) for p in passes[1:]}
     keep = any(blind.values())
     asked: list[SearchResult] = []
+    gold_out: dict[int, list[GoldOut]] = {}  # each query's, shared by its passes
     for per_file in passes:
         run = Pass(per_file)
         reuse = blind.get(per_file, False)
@@ -250,10 +251,13 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                 seen.add(found.parsed)
             if keep and per_file == passes[0]:
                 asked.append(found)
-            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
+            gold = cell.gold.get(q.id, [])
+            if i not in gold_out:
+                gold_out[i] = gold_models(gold)
+            graded = evaluate(q.id, found, gold, loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
-                              tree_files=cell.tree_files)
-            graded.outcome.split, graded.outcome.tags = q.split, list(q.tags)
+                              tree_files=cell.tree_files, gold_out=gold_out[i],
+                              split=q.split, tags=q.tags)
             run.outcomes.append(graded.outcome)
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
             if found.error is None:

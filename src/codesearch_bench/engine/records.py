@@ -26,9 +26,23 @@ def read_all(spec: ParseSpec, records: list[Any], result: ParseResult,
              prefix: str = "") -> None:
     """Every record of one document, in order, into `result`."""
     wanted, plain = _wanted(spec), _plain(spec)
-    for record in records:
-        if plain is None or not _take_plain(plain, record, result):
+    if plain is None:
+        for record in records:
             _add(spec, record, result, wanted, prefix)
+        return
+    # Which fields each plain record had, as a bit mask: counted once per document.
+    masks: dict[int, int] = {}
+    for record in records:
+        mask = _take_plain(plain, record, result)
+        if mask:
+            masks[mask] = masks.get(mask, 0) + 1
+        else:
+            _add(spec, record, result, wanted, prefix)
+    present = result.present
+    for mask, n in masks.items():
+        for bit, name in _BITS:
+            if mask & bit:
+                present[name] = present.get(name, 0) + n
 
 
 def _add(spec: ParseSpec, record: Any, result: ParseResult,
@@ -82,58 +96,67 @@ def _plain(spec: ParseSpec) -> _PlainKeys | None:
     return spec.path, spec.start, spec.end, spec.text, spec.score
 
 
-def _take_plain(plain: _PlainKeys, record: Any, result: ParseResult) -> bool:
-    """Read a record whose every field holds an ordinary value, in one pass; False
-    (having touched nothing) for anything else -- a doubled key, a string line
-    number, a NaN score, a long path -- which the general reader (`_add`) then
-    converts or reports exactly as it always has (tests/test_parse_plain.py)."""
+def _take_plain(plain: _PlainKeys, record: Any, result: ParseResult) -> int:
+    """Read a record whose every field holds an ordinary value, in one pass, and say
+    which fields it had (a mask of _BITS, _TAKEN always set); 0 (having touched
+    nothing) for anything else -- a doubled key, a string line number, a NaN score,
+    a long path -- which the general reader (`_add`) then converts or reports exactly
+    as it always has (tests/test_parse_plain.py)."""
     if type(record) is not dict:
-        return False
+        return 0
     path_key, start_key, end_key, text_key, score_key = plain
     get = record.get
-    path: Any = get(path_key) if path_key else ""
-    if path_key and (type(path) is not str or not path or "\x00" in path or path.isspace()
-                     or len(path) * 4 > fields.MAX_PATH_BYTES):
-        return False
+    mask = _TAKEN
+    path: Any = ""
+    if path_key:
+        path = get(path_key)
+        if (type(path) is not str or not path or "\x00" in path or path.isspace()
+                or len(path) * 4 > fields.MAX_PATH_BYTES):
+            return 0
+        mask |= _PATH
     start = get(start_key) if start_key else None
-    if start is not None and not (type(start) is int and 0 <= start <= fields.MAX_LINE):
-        return False
+    if start is not None:
+        if not (type(start) is int and 0 <= start <= fields.MAX_LINE):
+            return 0
+        mask |= _START
     end = get(end_key) if end_key else None
-    if end is not None and not (type(end) is int and 0 <= end <= fields.MAX_LINE):
-        return False
+    if end is not None:
+        if not (type(end) is int and 0 <= end <= fields.MAX_LINE):
+            return 0
+        mask |= _END
     text = get(text_key) if text_key else None
-    if text is not None and type(text) is not str:
-        return False
+    if text is not None:
+        if type(text) is not str:
+            return 0
+        mask |= _TEXT
     score = get(score_key) if score_key else None
     if score is not None:
         if type(score) is int and -_EXACT < score < _EXACT:
             score = float(score)
         elif type(score) is not float or score != score or score in (_INF, -_INF):
-            return False
-    if start is not None and end is not None and end < start:
-        return False
-    result.records += 1
-    seen = result.record_keys
-    if len(seen) < _MAX_KEYS and not seen.issuperset(record):
-        seen.update(keys(record))
-    present = result.present
-    for name, key, value in (("path", path_key, path), ("start", start_key, start),
-                             ("end", end_key, end), ("text", text_key, text),
-                             ("score", score_key, score)):
-        if key and value is not None:
-            present[name] = present.get(name, 0) + 1
+            return 0
+        mask |= _SCORE
     if end is None:
         end = start
     elif start is None:
         start = end
+    elif end < start:
+        return 0
+    result.records += 1
+    seen = result.record_keys
+    if len(seen) < _MAX_KEYS and not seen.issuperset(record):
+        seen.update(keys(record))
     if text is not None and not text.isascii():
         text = result.clean(text)
     if not path.isascii():
         path = result.clean(path)
-    result.hits.append(Hit(path, start, end, text, score, len(result.hits)))
-    return True
+    hits = result.hits
+    hits.append(Hit(path, start, end, text, score, len(hits)))
+    return mask
 
 
+_TAKEN, _PATH, _START, _END, _TEXT, _SCORE = 1, 2, 4, 8, 16, 32
+_BITS = ((_PATH, "path"), (_START, "start"), (_END, "end"), (_TEXT, "text"), (_SCORE, "score"))
 _INF = float("inf")
 _EXACT = 2 ** 53  # ints a float holds exactly; past them the general reader decides
 

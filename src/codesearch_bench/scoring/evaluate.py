@@ -36,16 +36,24 @@ class Evaluation:
     graded: Grade | None = None
 
 
+def gold_models(gold: list[Span]) -> list[GoldOut]:
+    """A query's gold as its outcome stores it; the same for every pass, so built once."""
+    return [built(GoldOut, {"path": g.path, "start": g.start, "end": g.end,
+                            "symbol": g.symbol, "grade": g.grade}) for g in gold]
+
+
 def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineSpec, *,
              text: TreeText, per_file: int, cutoffs: Sequence[int],
-             tree_files: int) -> Evaluation:
+             tree_files: int, gold_out: list[GoldOut] | None = None,
+             split: str | None = None, tags: Sequence[str] = ()) -> Evaluation:
+    """`gold_out`: `gold_models(gold)`, when the caller keeps it across passes."""
     # Every value below is the harness's own: the outcome is built once, unvalidated,
     # at the end (a query's path runs thousands of times a second on a fast engine).
     values: dict[str, Any] = dict(
-        id=query_id, latency_s=found.latency_s, error=found.error, raw_hits=len(found.hits),
+        id=query_id, split=split, tags=list(tags), latency_s=found.latency_s,
+        error=found.error, raw_hits=len(found.hits),
         leftovers=found.leftovers, unsolicited=found.unsolicited,
-        gold=[built(GoldOut, {"path": g.path, "start": g.start, "end": g.end,
-                              "symbol": g.symbol, "grade": g.grade}) for g in gold],
+        gold=gold_models(gold) if gold_out is None else gold_out,
         replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
         chunk_entered=spec.spans and any(not g.file_level for g in gold))
     if spec.answer != "ranked":
@@ -129,6 +137,7 @@ def scores(graded: Grade, cutoffs: Sequence[int]) -> dict[str, float]:
 def _tokens(spec: EngineSpec, text: TreeText, slots: list[Slot], graded: Grade,
             cutoffs: Sequence[int]) -> tuple[dict[str, int], int | None]:
     per_chunk: list[list[int]] = []
+    count = tokens.counter()
     for slot in slots[:max(cutoffs)]:
         counts = []
         for hit in slot.chunks:
@@ -136,7 +145,7 @@ def _tokens(spec: EngineSpec, text: TreeText, slots: list[Slot], graded: Grade,
                 shown = "\n".join(text.at(slot.path, hit.start, hit.end) or [])
             else:
                 shown = hit.text or ""
-            counts.append(tokens.count(shown))
+            counts.append(count(shown))
         per_chunk.append(counts)
     shown_at = {f"tokens@{k}": sum(sum(c) for c in per_chunk[:k]) for k in cutoffs}
     before = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Hit, Slot, Span, overlaps
+from ..model import Hit, Slot, Span
 from .metrics import MRR_DEPTH
 
 FIRST_SLOT_DEPTH = MRR_DEPTH
@@ -81,12 +81,17 @@ def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
           depth: int = FIRST_SLOT_DEPTH) -> Grade:
     """Credit each relevant item once, at the first slot that finds it."""
     files = relevant_files(gold)
-    where = {slot.path: i for i, slot in reversed(list(enumerate(slots)))}
+    where: dict[str, int] = {}
+    for i, slot in enumerate(slots):
+        where.setdefault(slot.path, i)  # collapsed slots name each file once; be sure
     file_gains = [0] * len(slots)
+    first_file: int | None = None
     for path in files:
-        if path in where:
-            file_gains[where[path]] += 1
-    first_file = next((i + 1 for i, g in enumerate(file_gains[:depth]) if g), None)
+        found = where.get(path)
+        if found is not None:
+            file_gains[found] += 1
+            if found < depth and (first_file is None or found + 1 < first_file):
+                first_file = found + 1
     grades = file_grades(gold)
     graded = {}
     if grades is not None:
@@ -99,15 +104,17 @@ def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
     chunk_gains = [0] * len(slots)
     first_chunk: tuple[int, int] | None = None
     for path, start, end in with_span:
-        i = where.get(path)
-        if i is None:
+        at = where.get(path)
+        if at is None:
             continue
-        target = Span(path, start, end)
-        hit_index = next((c for c, h in enumerate(slots[i].chunks) if overlaps(h, target)), None)
+        # overlaps(), inlined: this runs for every gold span of every query.
+        hit_index = next((c for c, h in enumerate(slots[at].chunks)
+                          if h.start is not None and h.end is not None
+                          and h.start <= end and start <= h.end), None)
         if hit_index is None:
             continue
-        chunk_gains[i] += 1
-        if i < depth and (first_chunk is None or (i + 1, hit_index) < first_chunk):
-            first_chunk = (i + 1, hit_index)
+        chunk_gains[at] += 1
+        if at < depth and (first_chunk is None or (at + 1, hit_index) < first_chunk):
+            first_chunk = (at + 1, hit_index)
     return Grade(tuple(file_gains), tuple(chunk_gains), len(files), len(with_span), first_file,
                  first_chunk, **graded)

@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import importlib.util
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -126,6 +127,12 @@ def count(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     if not text:
         return 0
     return counter.count(text)
+
+
+def counter(encoding: str = DEFAULT_ENCODING) -> Callable[[str], int]:
+    """`count` for one encoding, looked up once: for a loop over many texts."""
+    counts = _encoding(encoding).count
+    return lambda text: counts(text) if text else 0
 
 
 def tokenizer_info(encoding: str = DEFAULT_ENCODING) -> dict[str, str]:
