@@ -16,6 +16,7 @@ written in the plan's order, whatever order the cells finished in.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,8 +41,10 @@ from .errors import (
 )
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
-from .results import journal
-from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile, Row
+from .results import journal, write
+from .results.held import LIMIT as HOLD_LIMIT
+from .results.held import HeldRows
+from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile
 from .resume import kept_cells, load_previous
 from .scoring.analysis import statistics
 
@@ -67,6 +70,8 @@ class Options:
     tracks: tuple[str, ...] = (plan.QUESTIONS,)  # hand-written questions, generated needles
     headline_only: bool = False  # only each engine's headline per_file pass
     jobs: int = 1  # cells run at once (each in a worker process when more than one)
+    # Outcomes held in memory with their per-slot detail; past it, in the journal only.
+    hold_outcomes: int = HOLD_LIMIT
 
 
 @dataclass
@@ -87,6 +92,9 @@ class Events:
 
 @dataclass
 class Outcome:
+    """`result`'s rows lack their queries' per-slot detail (slots, gains, gold) past
+    `Options.hold_outcomes` outcomes: the written file always has it."""
+
     result: ResultFile
     failures: list[Failure] = field(default_factory=list)
     interrupted: bool = False
@@ -208,7 +216,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     events.planned(len(todo), sum(_units(r, s, opts.headline_only) for r, s in todo))
     source = str(opts.resume) if opts.resume else ""
     # Each measured cell's rows and failures by its place in the plan: written in that order.
-    measured: dict[int, tuple[list[Row], list[Failure]]] = {}
+    held = HeldRows(log, opts.hold_outcomes)
+    measured_failures: dict[int, list[Failure]] = {}
 
     def start(i: int) -> tuple[runner.Cell, Fingerprint]:
         """Cell i of the plan, about to run, and its tree as it must be found after."""
@@ -232,13 +241,14 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
             # Timed while other cells competed for the CPU, the disk and the memory.
             cell_rows = [r.model_copy(update={"flags": [*r.flags, f"concurrent={beside}"]})
                          for r in cell_rows]
-        book.append(journal.CellRecord(
+        offset = book.append(journal.CellRecord(
             engine=loaded.name, corpus=ready.unit, rows=cell_rows,
             failure=result.failure, engine_info=engines_out[loaded.name],
             corpus_info=corpora_out[ready.unit]))
         if result.failure is not None:
             cell_failures.append(result.failure)
-        measured[i] = (cell_rows, cell_failures)
+        held.add(i, cell_rows, offset)
+        measured_failures[i] = cell_failures
         events.cell_done(loaded.name, ready.unit, result.failure is None)
 
     with journal.Journal(log, header, fresh=fresh) as book:
@@ -269,8 +279,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     start=start, finish=finish, tick=events.tick)
         except KeyboardInterrupt:
             interrupted = True
-    rows = [*kept.rows, *(r for i in sorted(measured) for r in measured[i][0])]
-    failures = [*kept.failures, *failures, *(f for i in sorted(measured) for f in measured[i][1])]
+    rows = [*kept.rows, *held.rows()]
+    failures = [*kept.failures, *failures,
+                *(f for i in sorted(measured_failures) for f in measured_failures[i])]
     env = environment.describe()
     stats = statistics(rows, order=list(engines_out))
     out = ResultFile(
@@ -294,7 +305,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     )
     written = None
     if opts.json_out is not None or interrupted:
-        out.dump(out_path)
+        # Rows held slim come back whole from the journal, one cell at a time.
+        write.dump(out, out_path, rows=itertools.chain(kept.rows, held.full_rows()))
         written = out_path
     if not interrupted:
         log.unlink(missing_ok=True)  # everything it held is in the result file now

@@ -56,20 +56,24 @@ class Journal:
     def __init__(self, path: Path, header: Header, *, fresh: bool) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Kept open for the whole run and closed in close(): one line per cell.
-        self._fh: IO[str] | None = open(  # noqa: SIM115
-            path, "w" if fresh else "a", encoding="utf-8")
+        # Kept open for the whole run and closed in close(): one line per cell. Binary,
+        # so a line's offset is a plain byte count (read_at finds the cell again).
+        self._fh: IO[bytes] | None = open(  # noqa: SIM115
+            path, "wb" if fresh else "ab")
         if fresh or path.stat().st_size == 0:
             self._write(header.model_dump_json())
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: str) -> int:
         assert self._fh is not None
-        self._fh.write(line + "\n")
+        offset = self._fh.tell()
+        self._fh.write(line.encode() + b"\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
+        return offset
 
-    def append(self, record: CellRecord) -> None:
-        self._write(record.model_dump_json())
+    def append(self, record: CellRecord) -> int:
+        """Journal one finished cell; the byte offset its line starts at."""
+        return self._write(record.model_dump_json())
 
     def close(self) -> None:
         if self._fh is not None:
@@ -81,6 +85,13 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_at(path: Path, offset: int) -> CellRecord:
+    """The cell journaled at `offset` (what `Journal.append` returned)."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        return CellRecord.model_validate_json(fh.readline())
 
 
 def read(path: Path) -> tuple[Header | None, list[CellRecord], int]:

@@ -30,15 +30,13 @@ Field reference (all times in seconds, all memory in bytes):
 from __future__ import annotations
 
 import gzip
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import Stage, UsageError
+from . import write
 
 SCHEMA_VERSION = 2  # 2: additive fields (gold, splits, tiers, summary, flags' details)
 
@@ -363,25 +361,7 @@ class ResultFile(_M):
 
     def dump(self, path: Path) -> None:
         """Write atomically: a reader never sees half a file; gzipped when it ends in .gz."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            text = json.dumps(self.model_dump(mode="json"), indent=1) + "\n"
-            with os.fdopen(fd, "wb") as fh:
-                if path.suffix == ".gz":
-                    with gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
-                        gz.write(text.encode())
-                else:
-                    fh.write(text.encode())
-            # mkstemp makes the file 0600; a result is meant to be shared, so the
-            # user's umask decides, as for any file they write.
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write.dump(self, path)
 
     def dumps(self) -> str:
         return self.model_dump_json(indent=1) + "\n"

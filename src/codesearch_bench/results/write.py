@@ -1,0 +1,94 @@
+"""Writing a result file, its rows streamed in one at a time.
+
+A large comparison's rows hold every query's outcome (its slots, gains and
+gold), far more than the rest of the file; `bench compare` keeps them in its
+journal rather than in memory (results/held.py), so the writer takes the rows
+as an iterable, and formats each query's outcome on its own: it never holds
+more than one row, nor the text of more than one outcome. The text is exactly what
+`json.dumps(result.model_dump(mode="json"), indent=1)` gives for the whole file
+(tests/test_held_rows.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+# The result file and its rows; any model with a `rows` field of models (schema.py
+# imports this module, so it cannot import schema.py).
+ResultFile = Any
+Row = BaseModel
+
+# Stands in for a list while the rest of its model is formatted.
+_ITEMS = "\x00items\x00"
+
+
+def dump(result: ResultFile, path: Path, rows: Iterable[Row] | None = None) -> None:
+    """Write atomically (a reader never sees half a file), gzipped when the name ends
+    in .gz; `rows` in place of `result.rows` when given."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if path.suffix == ".gz":
+                with gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+                    _write(gz.write, result, rows)
+            else:
+                _write(fh.write, result, rows)
+        # mkstemp makes the file 0600; a result is meant to be shared, so the
+        # user's umask decides, as for any file they write.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write(put: Callable[[bytes], object], result: ResultFile,
+           rows: Iterable[Row] | None) -> None:
+    for part in chunks(result, result.rows if rows is None else rows):
+        put(part.encode())
+
+
+def chunks(result: ResultFile, rows: Iterable[Row]) -> Iterator[str]:
+    """The file's text in pieces: everything but the rows, then each row as it comes,
+    and each row's queries one at a time (they are most of a row's size)."""
+    yield from _pieces(result, "rows", 0, rows,
+                       lambda row, depth: _pieces(row, "queries", depth, row.queries))
+    yield "\n"
+
+
+Pieces = Callable[[Any, int], Iterator[str]]
+
+
+def _pieces(model: BaseModel, field: str, depth: int, items: Iterable[BaseModel],
+            item: Pieces | None = None) -> Iterator[str]:
+    """`model` as json.dumps(indent=1) writes it `depth` levels deep, its list `field`
+    replaced by `items`, written one at a time (by `item`, or whole)."""
+    pad = " " * depth
+    frame = model.model_dump(mode="json", exclude={field})
+    # The field back in its declared place, so the keys keep a whole dump's order.
+    ordered = {name: (_ITEMS if name == field else frame[name])
+               for name in type(model).model_fields if name in frame or name == field}
+    text = json.dumps(ordered, indent=1).replace("\n", "\n" + pad)
+    before, after = text.split(f'"{field}": {json.dumps(_ITEMS)}', 1)
+    yield before + f'"{field}": ['
+    inner = " " * (depth + 2)  # an item sits two levels deeper than its model
+    first = True
+    for one in items:
+        yield ("\n" if first else ",\n") + inner
+        if item is not None:
+            yield from item(one, depth + 2)
+        else:
+            yield json.dumps(one.model_dump(mode="json"), indent=1).replace("\n", "\n" + inner)
+        first = False
+    yield ("]" if first else "\n" + " " * (depth + 1) + "]") + after

@@ -1,0 +1,82 @@
+"""Rows held slim past a bound of outcomes: the same statistics, the same file.
+
+`bench compare` keeps at most `Options.hold_outcomes` outcomes in memory with
+their per-slot detail; the cells past it are held slim and written to the
+result file from the journal, a cell at a time (results/held.py, write.py).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from minicorpus import make_corpus
+from test_behaviour_golden import quality
+
+from codesearch_bench import comparison as compare
+from codesearch_bench.results import journal, write
+from codesearch_bench.results.held import HeldRows
+from codesearch_bench.results.schema import ResultFile
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINES = [REPO / "engines" / "grep.json", REPO / "engines" / "bm25.json"]
+
+
+def _run(tmp: Path, toml: Path, tag: str, **extra: object) -> compare.Outcome:
+    return compare.execute(compare.Options(
+        engines=ENGINES, corpora_file=toml, corpora_root=tmp / "corpora", work=tmp / tag,
+        json_out=tmp / f"{tag}.json", **extra))  # type: ignore[arg-type]
+
+
+def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path) -> None:
+    make_corpus(tmp_path, "alpha")
+    toml = make_corpus(tmp_path, "beta")
+    full = _run(tmp_path, toml, "full")
+    slim = _run(tmp_path, toml, "slim", hold_outcomes=0)
+    queries = [o for r in slim.result.rows for o in r.queries]
+    assert queries and all(not o.slots and not o.gold and not o.file_gains for o in queries)
+    assert any(o.slots for r in full.result.rows for o in r.queries)
+    # What the statistics and the table read is all there.
+    assert slim.result.comparisons == full.result.comparisons
+    assert slim.result.tiers == full.result.tiers
+    assert [r.metrics for r in slim.result.rows] == [r.metrics for r in full.result.rows]
+    # The file has every detail back, from the journal.
+    written = json.loads((tmp_path / "slim.json").read_text())
+    assert quality(written) == quality(json.loads((tmp_path / "full.json").read_text()))
+    assert any(q["slots"] and q["gold"] for r in written["rows"] for q in r["queries"])
+    assert not journal.path_for(tmp_path / "slim.json").exists()  # done with it
+
+
+def test_a_row_back_from_the_journal_writes_byte_for_byte_the_same(tmp_path: Path) -> None:
+    toml = make_corpus(tmp_path, "alpha")
+    result = _run(tmp_path, toml, "run").result
+    log = tmp_path / "cells.journal"
+    header = journal.Header(protocol_version=result.protocol_version, cutoffs=result.cutoffs,
+                            created=result.created)
+    held = HeldRows(log, limit=len(result.rows[0].queries))  # the first cell only in full
+    with journal.Journal(log, header, fresh=True) as book:
+        for i, row in enumerate(result.rows):  # a row a cell: enough for the round trip
+            offset = book.append(journal.CellRecord(
+                engine=row.engine, corpus=row.corpus, rows=[row],
+                engine_info=result.engines[row.engine],
+                corpus_info=result.corpora[row.corpus]))
+            held.add(i, [row], offset)
+    assert held.slimmed and len(result.rows) > 1
+    for name in ("whole.json", "whole.json.gz"):
+        result.dump(tmp_path / name)
+        write.dump(result, tmp_path / f"streamed-{name}", rows=held.full_rows())
+    assert (tmp_path / "streamed-whole.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+    assert (gzip.decompress((tmp_path / "streamed-whole.json.gz").read_bytes())
+            == (tmp_path / "whole.json").read_bytes())
+    assert ResultFile.load(tmp_path / "streamed-whole.json") == result
+
+
+def test_the_streamed_text_is_a_whole_model_dump(tmp_path: Path) -> None:
+    toml = make_corpus(tmp_path, "alpha")
+    result = _run(tmp_path, toml, "run").result
+    no_queries = result.rows[0].model_copy(update={"queries": []})
+    for rows in (result.rows, result.rows[:1], [no_queries, *result.rows[1:]], []):
+        copy = result.model_copy(update={"rows": rows})
+        expected = json.dumps(copy.model_dump(mode="json"), indent=1) + "\n"
+        assert "".join(write.chunks(copy, rows)) == expected
