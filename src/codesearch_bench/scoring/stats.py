@@ -31,6 +31,15 @@ __all__ = [
 ]
 
 _BLOCK = 1000  # resamples drawn per batch, to bound memory on large query sets
+# A block's draws are a (block, n) array: on a large query set, fewer resamples a block
+# (numpy's Generator draws the same sequence however it is cut, so the numbers are equal).
+_ELEMENTS = 1 << 20
+
+
+def _blocks(resamples: int, n: int) -> list[tuple[int, int]]:
+    """(start, stop) of each block of resamples over n values: about a million draws each."""
+    size = max(1, min(_BLOCK, _ELEMENTS // max(n, 1)))
+    return [(start, min(start + size, resamples)) for start in range(0, resamples, size)]
 
 Interval = tuple[float, float, float]
 
@@ -83,8 +92,7 @@ def bootstrap_ci(
         return (center, center, center)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples, dtype=np.float64)
-    for start in range(0, resamples, _BLOCK):
-        stop = min(start + _BLOCK, resamples)
+    for start, stop in _blocks(resamples, n):
         idx = rng.integers(0, n, size=(stop - start, n))
         means[start:stop] = arr[idx].mean(axis=1)
     alpha = 1.0 - level
@@ -181,8 +189,7 @@ def paired_randomization(
         return _exact_extreme(diff, threshold) / float(2**m)
     rng = np.random.default_rng(seed)
     extreme = 0
-    for start in range(0, resamples, _BLOCK):
-        stop = min(start + _BLOCK, resamples)
+    for start, stop in _blocks(resamples, m):
         signs = np.where(rng.random((stop - start, m)) < 0.5, -1.0, 1.0)
         stats = np.abs((signs * diff).sum(axis=1))
         extreme += int(np.count_nonzero(stats >= threshold))
