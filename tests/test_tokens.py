@@ -233,7 +233,7 @@ def test_parameters_equal_tiktokens(encoding: str, monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize("encoding", tokens.ENCODINGS)
 def test_ranks_are_complete(encoding: str) -> None:
     spec = tokens._spec(encoding)
-    ranks = tokens._parse_ranks(tokens._read_ranks(encoding, spec))
+    ranks = tokens._ranks(encoding, spec)
     expected_vocab = {"o200k_base": 199998, "cl100k_base": 100256}[encoding]
     assert len(ranks) == expected_vocab
     assert sorted(ranks.values()) == list(range(expected_vocab))
@@ -362,10 +362,11 @@ def test_rank_file_not_openais_is_refused(
     fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     forged = tmp_path / "o200k_base.tiktoken.gz"
-    forged.write_bytes(gzip.compress(b"YQ== 0\nYg== 1\n"))
     monkeypatch.setattr(tokens, "_ranks_path", lambda name: forged)
-    with pytest.raises(tokens.TokenizerUnavailable, match="SHA-256"):
-        tokens.count("hello")
+    for text in (b"YQ== 0\nYg== 1\n", b"YQ== 0\nnot a rank line\n"):
+        forged.write_bytes(gzip.compress(text))
+        with pytest.raises(tokens.TokenizerUnavailable, match="SHA-256"):
+            tokens.count("hello")
 
 
 def test_unreadable_rank_file_is_reported(

