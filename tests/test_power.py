@@ -131,3 +131,20 @@ def test_the_mdd_of_a_large_query_set() -> None:
     mdd = sign_flip_mdd(diffs, 0.05 / 3)
     assert mdd is not None and 0.02 < mdd < 0.05
     assert sign_flip_power(5000, 0.4, 0.05, 0.01) > 0.99
+
+
+@pytest.mark.parametrize("n", [1, 9, 120, 700])
+def test_power_in_row_blocks_equals_the_whole_table(n: int, monkeypatch: pytest.MonkeyPatch
+                                                    ) -> None:
+    """Large tables are expanded a block of rows at a time: the same floats, exactly."""
+    cases = [(d / n, delta) for d in sorted({0, 1, n // 3, n}) for delta in (0.01, 0.1, 0.6)]
+    power._table.cache_clear()
+    monkeypatch.setattr(power, "_CELLS", 10**12)  # one whole table, kept
+    assert power._table(n, 0.05).whole is not None
+    whole = [power.mcnemar_power(n, d, delta, 0.05) for d, delta in cases]
+    for cells in (1, 3 * (n + 1), 50_000):
+        power._table.cache_clear()
+        monkeypatch.setattr(power, "_CELLS", cells)
+        assert (power._table(n, 0.05).whole is None) == ((n + 1) ** 2 > cells)
+        assert [power.mcnemar_power(n, d, delta, 0.05) for d, delta in cases] == whole
+    power._table.cache_clear()

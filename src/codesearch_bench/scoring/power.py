@@ -26,6 +26,7 @@ measured the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Sequence
@@ -82,25 +83,46 @@ def mcnemar_critical(m: int, alpha: float) -> int:
     return c
 
 
+# Rows of the (n+1) x (n+1) tables computed at once: every array a power evaluation
+# makes is then about 2 MB, not 8 (n+1)^2 bytes (n = 10,000 queries: 800 MB each).
+_CELLS = 1 << 18
+
+
 @dataclass(frozen=True)
 class _McNemarTable:
-    """What does not depend on delta: log C(m, k) and which (m, k) reject, for m, k <= n."""
+    """What does not depend on delta: log C(m, k) and which (m, k) reject, for m, k <= n.
+
+    Kept as log factorials and each m's critical count, and expanded a block of
+    rows m at a time: the same elementwise arithmetic and the same row sums as the
+    whole (n+1)^2 table, so the same floats, in memory that does not grow with n^2.
+    """
 
     n: int
-    log_comb: NDArray[np.float64]  # [m, k], -inf where k > m
-    rejects: NDArray[np.bool_]  # [m, k]: k pairs of m favour one side and McNemar rejects
+    log_fact: NDArray[np.float64]
+    crit: NDArray[np.int64]  # [m]: McNemar's critical count for m discordant pairs
+    # A small table (at most _CELLS cells) is expanded once and kept, as it always was.
+    whole: tuple[NDArray[np.float64], NDArray[np.bool_]] | None = None
 
     @classmethod
     def build(cls, n: int, alpha: float) -> _McNemarTable:
-        log_fact = _log_factorials(n)
-        m = np.arange(n + 1)[:, None]
-        k = np.arange(n + 1)[None, :]
+        crit = np.array([mcnemar_critical(i, alpha) for i in range(n + 1)], dtype=np.int64)
+        table = cls(n, _log_factorials(n), crit)
+        if (n + 1) ** 2 <= _CELLS:
+            table = dataclasses.replace(table, whole=table._rows(0, n + 1))
+        return table
+
+    def _rows(self, lo: int, hi: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """log C(m, k) (-inf where k > m) and the rejections, for rows m in [lo, hi)."""
+        if self.whole is not None:
+            return self.whole[0][lo:hi], self.whole[1][lo:hi]
+        m = np.arange(lo, hi)[:, None]
+        k = np.arange(self.n + 1)[None, :]
         inside = k <= m
+        log_fact = self.log_fact
         log_comb = np.where(inside, log_fact[m] - log_fact[k] - log_fact[np.maximum(m - k, 0)],
                             -np.inf)
-        crit = np.array([mcnemar_critical(i, alpha) for i in range(n + 1)])[:, None]
-        rejects = inside & (crit >= 0) & ((k <= crit) | (k >= m - crit))
-        return cls(n, log_comb, rejects)
+        crit = self.crit[lo:hi][:, None]
+        return log_comb, inside & (crit >= 0) & ((k <= crit) | (k >= m - crit))
 
     def power(self, discordant: float, delta: float) -> float:
         spread = max(discordant, delta)
@@ -108,12 +130,19 @@ class _McNemarTable:
             return 0.0
         better = min(1.0, (spread + delta) / (2.0 * spread))
         grid = np.arange(self.n + 1, dtype=np.float64)
-        counts = np.exp(self.log_comb[self.n] + _log_terms(grid, self.n - grid, spread))
-        m, k = grid[:, None], grid[None, :]
-        with np.errstate(invalid="ignore"):
-            split = np.exp(self.log_comb + _log_terms(k, m - k, better))
-        split = np.where(self.rejects, split, 0.0)
-        return float(counts @ split.sum(axis=1))
+        last, _ = self._rows(self.n, self.n + 1)
+        counts = np.exp(last[0] + _log_terms(grid, self.n - grid, spread))
+        sums = np.empty(self.n + 1, dtype=np.float64)
+        k = grid[None, :]
+        step = max(1, _CELLS // (self.n + 1))
+        for lo in range(0, self.n + 1, step):
+            hi = min(lo + step, self.n + 1)
+            log_comb, rejects = self._rows(lo, hi)
+            m = grid[lo:hi, None]
+            with np.errstate(invalid="ignore"):
+                split = np.exp(log_comb + _log_terms(k, m - k, better))
+            sums[lo:hi] = np.where(rejects, split, 0.0).sum(axis=1)
+        return float(counts @ sums)
 
 
 def mcnemar_power(n: int, discordant: float, delta: float, alpha: float) -> float:
@@ -126,7 +155,7 @@ def mcnemar_power(n: int, discordant: float, delta: float, alpha: float) -> floa
     return _table(n, alpha).power(discordant, delta)
 
 
-@functools.lru_cache(maxsize=4)  # 1,500 queries: two 1,501 x 1,501 arrays, 36 MB
+@functools.lru_cache(maxsize=4)  # O(n) each: log factorials and critical counts
 def _table(n: int, alpha: float) -> _McNemarTable:
     """One table per (n, level): every pair of a Holm family on a corpus shares it."""
     return _McNemarTable.build(n, alpha)
