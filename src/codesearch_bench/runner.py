@@ -26,7 +26,7 @@ from .engine.unmatched import Tally, problems
 from .errors import BenchError, EngineUnavailable, Stage
 from .gold.queries import Query
 from .model import Span
-from .results.schema import Failure, GoldOut, IndexOut, Row, SearchOut
+from .results.schema import Failure, IndexOut, Row, SearchOut
 from .scoring.evaluate import Evaluation, evaluate, gold_models
 from .scoring.rows import Pass, build_rows, quantile
 
@@ -230,7 +230,8 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     blind = {p: _same_answers(searcher, cell, k_max, passes[0], p) for p in passes[1:]}
     keep = any(blind.values())
     asked: list[SearchResult] = []
-    gold_out: dict[int, list[GoldOut]] = {}  # each query's, shared by its passes
+    # Each query's gold as its outcomes store it, shared by its passes.
+    gold_out = [gold_models(cell.gold.get(q.id, [])) for q in cell.queries]
     for per_file in passes:
         run = Pass(per_file)
         reuse = blind.get(per_file, False)
@@ -251,10 +252,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                 seen.add(found.parsed)
             if keep and per_file == passes[0]:
                 asked.append(found)
-            gold = cell.gold.get(q.id, [])
-            if i not in gold_out:
-                gold_out[i] = gold_models(gold)
-            graded = evaluate(q.id, found, gold, loaded.spec, text=text,
+            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files, gold_out=gold_out[i],
                               split=q.split, tags=q.tags)

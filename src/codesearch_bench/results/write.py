@@ -21,18 +21,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-# The result file and its rows; any model with a `rows` field of models (schema.py
-# imports this module, so it cannot import schema.py).
-ResultFile = Any
-Row = BaseModel
-
 # Stands in for a list while the rest of its model is formatted.
 _ITEMS = "\x00items\x00"
 
 
-def dump(result: ResultFile, path: Path, rows: Iterable[Row] | None = None) -> None:
-    """Write atomically (a reader never sees half a file), gzipped when the name ends
-    in .gz; `rows` in place of `result.rows` when given."""
+def dump(result: BaseModel, path: Path, rows: Iterable[BaseModel]) -> None:
+    """Write `result` (a schema.ResultFile, which imports this module) with `rows` in
+    place of its own, atomically (a reader never sees half a file), gzipped when the
+    name ends in .gz."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -53,13 +49,13 @@ def dump(result: ResultFile, path: Path, rows: Iterable[Row] | None = None) -> N
         raise
 
 
-def _write(put: Callable[[bytes], object], result: ResultFile,
-           rows: Iterable[Row] | None) -> None:
-    for part in chunks(result, result.rows if rows is None else rows):
+def _write(put: Callable[[bytes], object], result: BaseModel,
+           rows: Iterable[BaseModel]) -> None:
+    for part in chunks(result, rows):
         put(part.encode())
 
 
-def chunks(result: ResultFile, rows: Iterable[Row]) -> Iterator[str]:
+def chunks(result: BaseModel, rows: Iterable[BaseModel]) -> Iterator[str]:
     """The file's text in pieces: everything but the rows, then each row as it comes,
     and each row's queries one at a time (they are most of a row's size)."""
     yield from _pieces(result, "rows", 0, rows,

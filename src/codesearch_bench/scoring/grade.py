@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Hit, Slot, Span
+from ..model import Hit, Slot, Span, overlaps_lines
 from .metrics import MRR_DEPTH
 
 FIRST_SLOT_DEPTH = MRR_DEPTH
@@ -107,10 +107,8 @@ def grade(slots: list[Slot], gold: list[Span], *, spans: bool,
         at = where.get(path)
         if at is None:
             continue
-        # overlaps(), inlined: this runs for every gold span of every query.
         hit_index = next((c for c, h in enumerate(slots[at].chunks)
-                          if h.start is not None and h.end is not None
-                          and h.start <= end and start <= h.end), None)
+                          if overlaps_lines(h, start, end)), None)
         if hit_index is None:
             continue
         chunk_gains[at] += 1

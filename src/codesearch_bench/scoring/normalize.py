@@ -66,7 +66,6 @@ def normalize(hits: list[Hit], root: Path, *, strip_prefix: str = "", line_base:
             continue
         start = hit.start + shift if hit.start is not None else None
         end = hit.end + shift if hit.end is not None else None
-        # Direct construction: dataclasses.replace costs several times more per hit.
         kept.append(Hit(path, start, end, hit.text, hit.score, hit.rank))
     return Normalized(kept, len(outside), tuple(outside[:5]))
 

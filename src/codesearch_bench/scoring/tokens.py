@@ -105,6 +105,8 @@ class _Counter:
         self.cache: dict[str, int] = {}
 
     def count(self, text: str) -> int:
+        if not text:
+            return 0
         hit = self.cache.get(text)
         if hit is not None:
             return hit
@@ -118,21 +120,19 @@ class _Counter:
             self.cache.clear()
         self.cache[text] = n
         return n
+
+
 _lock = threading.Lock()
 
 
 def count(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """The number of tokens `text` is in `encoding`; special tokens are plain text."""
-    counter = _encoding(encoding)
-    if not text:
-        return 0
-    return counter.count(text)
+    return _encoding(encoding).count(text)
 
 
 def counter(encoding: str = DEFAULT_ENCODING) -> Callable[[str], int]:
     """`count` for one encoding, looked up once: for a loop over many texts."""
-    counts = _encoding(encoding).count
-    return lambda text: counts(text) if text else 0
+    return _encoding(encoding).count
 
 
 def tokenizer_info(encoding: str = DEFAULT_ENCODING) -> dict[str, str]:
