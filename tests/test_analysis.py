@@ -42,6 +42,20 @@ def test_a_flaky_engine_loses_in_the_paired_test_as_in_its_row(tmp_path: Path) -
         assert c.delta == pytest.approx(a.mean - b.mean)  # type: ignore[operator]
 
 
+def test_an_engine_that_answered_nothing_is_a_gap_not_the_end_of_the_pairs(
+        tmp_path: Path) -> None:
+    """A wholly failed cell has no metrics; it once took every pair and tier of its
+    corpus with it. It is a gap there (failed combinations), the others still pair."""
+    a, b, dead = spec(tmp_path, "a"), spec(tmp_path, "b"), spec(tmp_path, "dead")
+    ranks: list[int | None] = [1, 2, None, 1, 3] * 6
+    rows = (rows_of(a, "c", ranks) + rows_of(dead, "c", ranks, failed=frozenset(range(30)))
+            + rows_of(b, "c", ranks[::-1]))
+    found = comparisons(rows, ["a", "dead", "b"])
+    assert found and {(c.engine_a, c.engine_b) for c in found} == {("a", "b")}
+    stats = analysis.statistics(rows, order=["a", "dead", "b"])
+    assert stats.tiers and all(e.engine != "dead" for t in stats.tiers for e in t.engines)
+
+
 def test_comparisons_carry_power_and_exactness(tmp_path: Path) -> None:
     a, b = spec(tmp_path, "a"), spec(tmp_path, "b")
     rng = np.random.default_rng(2)

@@ -48,11 +48,16 @@ class Statistics:
 
 def headline_groups(rows: list[Row], order: list[str] | None = None
                     ) -> dict[tuple[str, int], list[Row]]:
-    """Headline rows by (corpus, per_file), engines in `order` (the order they were given)."""
+    """Headline rows by (corpus, per_file), engines in `order` (the order they were given).
+
+    A row whose every query failed is a gap (its cell is a failed combination), not a
+    participant: it has no metric to pair on, and the pairs take only the metrics all
+    their group's rows carry, so it would leave the other engines with no pair at all.
+    """
     rank = {name: i for i, name in enumerate(order or [])}
     groups: dict[tuple[str, int], list[Row]] = {}
     for row in rows:
-        if row.headline:
+        if row.headline and any(o.error is None for o in row.queries):
             groups.setdefault((row.corpus, row.per_file), []).append(row)
     return {key: sorted(group, key=lambda r: rank.get(r.engine, len(rank)))
             for key, group in groups.items()}
