@@ -37,3 +37,20 @@ def test_each_built_model_gets_its_own_defaults() -> None:
     one.scores["file.mrr"] = 1.0
     assert two.tags == [] and two.scores == {}
     assert QueryOutcome(id="c").tags == []
+
+
+def test_models_built_with_every_field_share_one_fields_set_safely() -> None:
+    # Shared to save memory (a query builds ~20 slots); assignment and model_copy
+    # must still leave every other model's fields set as it was.
+    one = built(SlotOut, {"path": "a.py", "chunks": [(1, 2)]})
+    two = built(SlotOut, {"path": "b.py", "chunks": []})
+    assert one.__pydantic_fields_set__ is two.__pydantic_fields_set__
+    one.path = "c.py"
+    copied = two.model_copy(update={"path": "d.py"})
+    assert copied.__pydantic_fields_set__ is not two.__pydantic_fields_set__
+    assert one.model_fields_set == two.model_fields_set == {"path", "chunks"}
+    assert (one.path, two.path, copied.path) == ("c.py", "b.py", "d.py")
+    # A model given only some fields has its own set: assigning the rest marks only it.
+    part, other = built(GoldOut, {"path": "a.py"}), built(GoldOut, {"path": "b.py"})
+    part.start = 3
+    assert part.model_fields_set == {"path", "start"} and other.model_fields_set == {"path"}
