@@ -79,4 +79,4 @@ def test_the_streamed_text_is_a_whole_model_dump(tmp_path: Path) -> None:
     for rows in (result.rows, result.rows[:1], [no_queries, *result.rows[1:]], []):
         copy = result.model_copy(update={"rows": rows})
         expected = json.dumps(copy.model_dump(mode="json"), indent=1) + "\n"
-        assert "".join(write.chunks(copy, rows)) == expected
+        assert "".join(write.chunks(copy, [(r, r.queries) for r in rows])) == expected

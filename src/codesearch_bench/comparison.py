@@ -188,7 +188,8 @@ def default_result_path(work: Path) -> Path:
 def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     previous = load_previous(opts.resume) if opts.resume else None
     if previous is not None and previous.torn:
-        events.stage(f"{previous.torn} unreadable journal line(s) ignored (a cell cut off)")
+        events.stage(f"{previous.torn} unreadable or unfinished journal record(s) ignored "
+                     "(a cell cut off)")
     failures: list[Failure] = []
     specs = load_specs(opts.engines or workdir.default_engines(), failures)
     plans = _plans(opts, events, failures, specs)
@@ -306,7 +307,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     written = None
     if opts.json_out is not None or interrupted:
         # Rows held slim come back whole from the journal, one cell at a time.
-        write.dump(out, out_path, rows=itertools.chain(kept.rows, held.full_rows()))
+        write.dump(out, out_path, rows=itertools.chain(
+            ((r, r.queries) for r in kept.rows), held.full_rows()))
         written = out_path
     if not interrupted:
         log.unlink(missing_ok=True)  # everything it held is in the result file now

@@ -1,15 +1,15 @@
 """A comparison's measured rows while it runs: in full up to a bound, slim past it.
 
 A row holds every query's outcome, and most of an outcome is its per-slot detail
-(the top slots with their chunk spans, the gains, the gold items): ~20 KB a query
-in memory against ~5 KB without it. Every finished cell is in the journal
-already, so once the rows held in full reach `limit` outcomes, the next cells'
-rows are kept slim -- every value the statistics, the table and the trackers
-read (id, split, tags, error, scores, tokens, latency), none of the per-slot
-detail -- and the result file is written from the journal instead, one cell's
-rows at a time (results/write.py). Memory then grows by a slim outcome a query,
-whatever the suite's size, and the file is byte for byte what it would have
-been (tests/test_held_rows.py).
+(the top slots with their chunk spans, the gains, the gold items): ~13 KB a query
+in memory against ~1 KB more for its slim copy (the scores are shared). Every
+finished cell is in the journal already, so once the rows held in full reach
+`limit` outcomes, the next cells' rows are kept slim -- every value the
+statistics, the table and the trackers read (id, split, tags, error, scores,
+tokens, latency), none of the per-slot detail -- and the result file is written
+from the journal instead, a query at a time (journal.rows_at, results/write.py).
+Memory then grows by a slim outcome a query, whatever the suite's size, and the
+file is byte for byte what it would have been (tests/test_held_rows.py).
 """
 
 from __future__ import annotations
@@ -66,10 +66,12 @@ class HeldRows:
         """Every cell's rows in plan order, as held: what the statistics read."""
         return [r for i in sorted(self._cells) for r in self._cells[i]]
 
-    def full_rows(self) -> Iterator[Row]:
-        """Every cell's rows in plan order with all their detail, a cell at a time."""
+    def full_rows(self) -> Iterator[tuple[Row, Iterator[QueryOutcome]]]:
+        """Every cell's rows in plan order, each with all its queries' detail: a held
+        slim cell's read back from the journal a query at a time."""
         for i in sorted(self._cells):
             if i in self._journaled:
-                yield from journal.read_at(self.journal_path, self._journaled[i]).rows
+                yield from journal.rows_at(self.journal_path, self._journaled[i])
             else:
-                yield from self._cells[i]
+                for row in self._cells[i]:
+                    yield row, iter(row.queries)

@@ -1,25 +1,32 @@
 """The result journal: each cell appended the moment it finishes, so nothing finished is lost.
 
-One JSON object per line: a header, then one line per finished cell -- its rows,
-its failure, and the engine and corpus records it was measured with. Each line
-is flushed and fsynced before the next cell starts, so a crash, a SIGKILL or a
-power cut loses at most the cell that was running. A last line cut off
-mid-write is ignored on reading (and counted). `bench compare` builds its
-result file from what it measured and journaled; `--resume` reads the journal
-beside the result file, so a run killed before it wrote any JSON still resumes.
+One JSON object per line: a header, then each finished cell -- one line per query
+outcome it measured, then the cell's own line: its rows (their queries named by
+the outcome lines' offsets, not repeated), its failure, and the engine and corpus
+records it was measured with. A cell's lines are flushed and fsynced before the
+next cell starts, so a crash, a SIGKILL or a power cut loses at most the cell that
+was running; outcome lines that no cell line follows are that cell, and are
+ignored (counted) on reading, as is a last line cut off mid-write. Outcomes have
+lines of their own so that a cell can be read back a query at a time
+(`rows_at`): the result file is written from the journal without holding a whole
+cell. `bench compare` builds its result file from what it measured and
+journaled; `--resume` reads the journal beside the result file, so a run killed
+before it wrote any JSON still resumes. A cell line with its queries inline (an
+earlier bench's) reads as before.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import UsageError
-from .schema import CorpusOut, EngineOut, Failure, Row
+from .schema import CorpusOut, EngineOut, Failure, QueryOutcome, Row
 
 SUFFIX = ".journal"
 
@@ -43,6 +50,19 @@ class CellRecord(_Record):
     failure: Failure | None = None
     engine_info: EngineOut
     corpus_info: CorpusOut
+    # On disk only: where the cell's outcome lines start (`at`), and each row's queries
+    # as indexes into `at` (the rows of one cell share outcomes: its splits).
+    at: list[int] | None = None
+    refs: list[list[int]] | None = None
+
+
+_OUTCOME = b'{"kind":"outcome","outcome":'
+
+
+def _ends_a_line(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
 
 
 def path_for(result: Path) -> Path:
@@ -62,6 +82,9 @@ class Journal:
             path, "wb" if fresh else "ab")
         if fresh or path.stat().st_size == 0:
             self._write(header.model_dump_json())
+        elif not _ends_a_line(path):
+            # A crash cut the last line short: end it, or the next line would join it.
+            self._write("")
 
     def _write(self, line: str) -> int:
         assert self._fh is not None
@@ -72,8 +95,25 @@ class Journal:
         return offset
 
     def append(self, record: CellRecord) -> int:
-        """Journal one finished cell; the byte offset its line starts at."""
-        return self._write(record.model_dump_json())
+        """Journal one finished cell, its outcomes a line each and then its own line,
+        fsynced once; the byte offset of the cell's own line (for `rows_at`)."""
+        assert self._fh is not None
+        at: list[int] = []
+        index: dict[int, int] = {}  # id(outcome) -> its place in `at`
+        refs: list[list[int]] = []
+        for row in record.rows:
+            ref = []
+            for outcome in row.queries:
+                j = index.get(id(outcome))
+                if j is None:
+                    j = index[id(outcome)] = len(at)
+                    at.append(self._fh.tell())
+                    self._fh.write(_OUTCOME + outcome.model_dump_json().encode() + b"}\n")
+                ref.append(j)
+            refs.append(ref)
+        bare = [r.model_copy(update={"queries": []}) for r in record.rows]
+        return self._write(record.model_copy(update={"rows": bare, "at": at, "refs": refs})
+                           .model_dump_json())
 
     def close(self) -> None:
         if self._fh is not None:
@@ -87,17 +127,39 @@ class Journal:
         self.close()
 
 
-def read_at(path: Path, offset: int) -> CellRecord:
-    """The cell journaled at `offset` (what `Journal.append` returned)."""
+def rows_at(path: Path, offset: int) -> Iterator[tuple[Row, Iterator[QueryOutcome]]]:
+    """The rows of the cell whose line `Journal.append` put at `offset`, each with its
+    queries read from their own lines as they are iterated: one outcome held at a time."""
     with open(path, "rb") as fh:
         fh.seek(offset)
-        return CellRecord.model_validate_json(fh.readline())
+        record = CellRecord.model_validate_json(fh.readline())
+    if record.at is None or record.refs is None:
+        for row in record.rows:  # queries inline
+            yield row, iter(row.queries)
+        return
+    for row, ref in zip(record.rows, record.refs, strict=True):
+        yield row, _outcomes(path, [record.at[j] for j in ref])
+
+
+def _outcomes(path: Path, offsets: list[int]) -> Iterator[QueryOutcome]:
+    with open(path, "rb") as fh:
+        for offset in offsets:
+            fh.seek(offset)
+            yield _outcome(json.loads(fh.readline()))
+
+
+def _outcome(data: object) -> QueryOutcome:
+    if not isinstance(data, dict) or data.get("kind") != "outcome" or set(data) != {
+            "kind", "outcome"}:
+        raise ValueError("not an outcome line")
+    return QueryOutcome.model_validate(data["outcome"])
 
 
 def read(path: Path) -> tuple[Header | None, list[CellRecord], int]:
-    """The header, the finished cells, and how many lines could not be read (torn or bad)."""
+    """The header, the finished cells, and how many records could not be used: a line
+    torn or bad, or the outcome lines of a cell whose own line never came (one each)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        fh = open(path, "rb")  # noqa: SIM115
     except FileNotFoundError:
         return None, [], 0
     except OSError as exc:
@@ -105,15 +167,35 @@ def read(path: Path) -> tuple[Header | None, list[CellRecord], int]:
     header: Header | None = None
     cells: list[CellRecord] = []
     bad = 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if isinstance(data, dict) and data.get("kind") == "header":
-                header = Header.model_validate(data)
-            else:
-                cells.append(CellRecord.model_validate(data))
-        except (ValueError, ValidationError):
-            bad += 1  # a line cut off by a crash mid-write
-    return header, cells, bad
+    pending: dict[int, QueryOutcome] = {}  # outcome lines since the last cell line
+    offset = 0
+    with fh:
+        for raw in fh:
+            at, offset = offset, offset + len(raw)
+            if not raw.strip():
+                continue
+            try:
+                data = json.loads(raw.decode("utf-8", errors="replace"))
+                kind = data.get("kind") if isinstance(data, dict) else None
+                if kind == "header":
+                    header = Header.model_validate(data)
+                elif kind == "outcome":
+                    pending[at] = _outcome(data)
+                else:
+                    cells.append(_whole(CellRecord.model_validate(data), pending))
+                    bad += bool(pending)  # outcomes of a cell cut off before its line
+                    pending = {}
+            except (ValueError, ValidationError, KeyError, IndexError):
+                bad += 1  # a line cut off by a crash mid-write: its cell's outcomes go too
+                pending = {}
+    return header, cells, bad + bool(pending)
+
+
+def _whole(record: CellRecord, outcomes: dict[int, QueryOutcome]) -> CellRecord:
+    """A cell line with its queries back in its rows, from the outcome lines before it."""
+    if record.at is None or record.refs is None:
+        return record
+    mine = [outcomes.pop(offset) for offset in record.at]  # KeyError: not this cell's
+    rows = [row.model_copy(update={"queries": [mine[j] for j in ref]})
+            for row, ref in zip(record.rows, record.refs, strict=True)]
+    return record.model_copy(update={"rows": rows, "at": None, "refs": None})

@@ -361,7 +361,7 @@ class ResultFile(_M):
 
     def dump(self, path: Path) -> None:
         """Write atomically: a reader never sees half a file; gzipped when it ends in .gz."""
-        write.dump(self, path, self.rows)
+        write.dump(self, path, ((r, r.queries) for r in self.rows))
 
     def dumps(self) -> str:
         return self.model_dump_json(indent=1) + "\n"

@@ -25,10 +25,14 @@ from pydantic import BaseModel
 _ITEMS = "\x00items\x00"
 
 
-def dump(result: BaseModel, path: Path, rows: Iterable[BaseModel]) -> None:
+#: A row and its queries, which may be read from the journal as they are written.
+RowItems = tuple[BaseModel, Iterable[BaseModel]]
+
+
+def dump(result: BaseModel, path: Path, rows: Iterable[RowItems]) -> None:
     """Write `result` (a schema.ResultFile, which imports this module) with `rows` in
     place of its own, atomically (a reader never sees half a file), gzipped when the
-    name ends in .gz."""
+    name ends in .gz. Each row's own `queries` are not read: its pair's are."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -50,23 +54,23 @@ def dump(result: BaseModel, path: Path, rows: Iterable[BaseModel]) -> None:
 
 
 def _write(put: Callable[[bytes], object], result: BaseModel,
-           rows: Iterable[BaseModel]) -> None:
+           rows: Iterable[RowItems]) -> None:
     for part in chunks(result, rows):
         put(part.encode())
 
 
-def chunks(result: BaseModel, rows: Iterable[BaseModel]) -> Iterator[str]:
+def chunks(result: BaseModel, rows: Iterable[RowItems]) -> Iterator[str]:
     """The file's text in pieces: everything but the rows, then each row as it comes,
     and each row's queries one at a time (they are most of a row's size)."""
     yield from _pieces(result, "rows", 0, rows,
-                       lambda row, depth: _pieces(row, "queries", depth, row.queries))
+                       lambda pair, depth: _pieces(pair[0], "queries", depth, pair[1]))
     yield "\n"
 
 
 Pieces = Callable[[Any, int], Iterator[str]]
 
 
-def _pieces(model: BaseModel, field: str, depth: int, items: Iterable[BaseModel],
+def _pieces(model: BaseModel, field: str, depth: int, items: Iterable[Any],
             item: Pieces | None = None) -> Iterator[str]:
     """`model` as json.dumps(indent=1) writes it `depth` levels deep, its list `field`
     replaced by `items`, written one at a time (by `item`, or whole)."""
