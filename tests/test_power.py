@@ -148,3 +148,36 @@ def test_power_in_row_blocks_equals_the_whole_table(n: int, monkeypatch: pytest.
         assert (power._table(n, 0.05).whole is None) == ((n + 1) ** 2 > cells)
         assert [power.mcnemar_power(n, d, delta, 0.05) for d, delta in cases] == whole
     power._table.cache_clear()
+
+
+def _every_row(n: int, discordant: float, delta: float, alpha: float) -> float:
+    """McNemar's power summed over every row of the table, the probability of each
+    row however small: what `mcnemar_power` computed before it skipped rows of
+    probability 0.0."""
+    table = power._McNemarTable.build(n, alpha)
+    spread = max(discordant, delta)
+    if spread <= 0.0:
+        return 0.0
+    better = min(1.0, (spread + delta) / (2.0 * spread))
+    grid = np.arange(n + 1, dtype=np.float64)
+    last, _ = table._rows(n, n + 1)
+    counts = np.exp(last[0] + power._log_terms(grid, n - grid, spread))
+    sums = np.empty(n + 1, dtype=np.float64)
+    for m in range(n + 1):
+        log_comb, rejects = table._rows(m, m + 1)
+        with np.errstate(invalid="ignore"):
+            split = np.exp(log_comb + power._log_terms(grid[None, :], m - grid[None, :],
+                                                       better))
+        sums[m] = np.where(rejects, split, 0.0).sum(axis=1)[0]
+    return float(counts @ sums)
+
+
+@pytest.mark.parametrize("n", [5, 300, 1500])
+def test_rows_of_probability_zero_are_skipped_without_changing_a_bit(n: int) -> None:
+    # At n = 1,500 and 5% discordant, most rows' probabilities underflow to 0.0.
+    power._table.cache_clear()
+    for discordant in (0.0, 0.05, 0.5):
+        for delta in (0.003, 0.05, 0.4, 1.0):
+            assert power.mcnemar_power(n, discordant, delta, 0.01) == _every_row(
+                n, discordant, delta, 0.01), (discordant, delta)
+    power._table.cache_clear()
