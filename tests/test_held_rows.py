@@ -7,15 +7,19 @@ result file from the journal, a cell at a time (results/held.py, write.py).
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
 
+import pytest
 from minicorpus import make_corpus
 from test_behaviour_golden import quality
 
 from codesearch_bench import comparison as compare
-from codesearch_bench.results import journal, write
+from codesearch_bench import runner
+from codesearch_bench.engine.spec import load_spec
+from codesearch_bench.results import journal, spool, write
 from codesearch_bench.results.held import HeldRows
 from codesearch_bench.results.schema import ResultFile
 
@@ -29,11 +33,15 @@ def _run(tmp: Path, toml: Path, tag: str, **extra: object) -> compare.Outcome:
         json_out=tmp / f"{tag}.json", **extra))  # type: ignore[arg-type]
 
 
-def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path,
+                                                               jobs: int) -> None:
+    # hold_outcomes=0: every cell is spooled, and held slim while it runs (in a worker
+    # process with jobs=2).
     make_corpus(tmp_path, "alpha")
     toml = make_corpus(tmp_path, "beta")
-    full = _run(tmp_path, toml, "full")
-    slim = _run(tmp_path, toml, "slim", hold_outcomes=0)
+    full = _run(tmp_path, toml, "full", jobs=jobs)
+    slim = _run(tmp_path, toml, "slim", hold_outcomes=0, jobs=jobs)
     queries = [o for r in slim.result.rows for o in r.queries]
     assert queries and all(not o.slots and not o.gold and not o.file_gains for o in queries)
     assert any(o.slots for r in full.result.rows for o in r.queries)
@@ -46,6 +54,33 @@ def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path) -
     assert quality(written) == quality(json.loads((tmp_path / "full.json").read_text()))
     assert any(q["slots"] and q["gold"] for r in written["rows"] for q in r["queries"])
     assert not journal.path_for(tmp_path / "slim.json").exists()  # done with it
+    assert not list(tmp_path.glob("slim.json.journal.cell*"))  # and with every spool
+
+
+def test_a_spooled_cell_holds_its_outcomes_slim_and_writes_them_whole(tmp_path: Path) -> None:
+    toml = make_corpus(tmp_path, "alpha")
+    result = _run(tmp_path, toml, "run").result
+    plans = {p.unit: p for p in compare._plans(
+        compare.Options(engines=ENGINES[:1], corpora_file=toml, corpora_root=tmp_path / "corpora",
+                        work=tmp_path / "run"), compare.Events(), [],
+        compare.load_specs(ENGINES[:1], []))}
+    ready = plans["alpha"]
+    cell = compare._cell(ready, load_spec(ENGINES[0]), compare.Options(
+        engines=ENGINES[:1], corpora_file=toml, corpora_root=tmp_path / "corpora",
+        work=tmp_path / "run"))
+    spooled_cell = dataclasses.replace(cell, spool=tmp_path / "spool")
+    done = runner.run_cell(spooled_cell)
+    held = [o for p in done.passes for o in p.outcomes]
+    assert held and all(not o.slots and not o.gold and not o.file_gains for o in held)
+    assert done.spooled is not None and [o for o, _ in done.spooled.at] == held
+    lines = (tmp_path / "spool").read_bytes().splitlines()
+    whole = [o for r in result.rows if r.engine == "grep" for o in r.queries]
+    timeless = [o.model_copy(update={"latency_s": 0.0}) for o in whole]  # a second run
+    assert [json.loads(line)["outcome"] | {"latency_s": 0.0} for line in lines] == [
+        json.loads(o.model_dump_json()) for o in timeless]
+    assert any(o.slots for o in whole)
+    assert [spool.slim(o) for o in timeless] == [
+        o.model_copy(update={"latency_s": 0.0}) for o in held]
 
 
 def test_a_row_back_from_the_journal_writes_byte_for_byte_the_same(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ written in the plan's order, whatever order the cells finished in.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 from collections import Counter
@@ -41,7 +42,7 @@ from .errors import (
 )
 from .gold.queries import lint
 from .protocol import PROTOCOL_VERSION
-from .results import journal, write
+from .results import journal, spool, write
 from .results.held import LIMIT as HOLD_LIMIT
 from .results.held import HeldRows
 from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile
@@ -214,18 +215,26 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     for ready in {r.unit: r for r, _ in todo}.values():
         if not _as_set_up(ready, opts, failures, fingerprints, events):
             broken.add(ready.unit)
-    events.planned(len(todo), sum(_units(r, s, opts.headline_only) for r, s in todo))
+    events.planned(len(todo), sum(plan.units(r, s, opts.headline_only) for r, s in todo))
     source = str(opts.resume) if opts.resume else ""
     # Each measured cell's rows and failures by its place in the plan: written in that order.
     held = HeldRows(log, opts.hold_outcomes)
     measured_failures: dict[int, list[Failure]] = {}
 
+    spools: list[Path] = []  # every spool a cell was given: none outlives the run
+
     def start(i: int) -> tuple[runner.Cell, Fingerprint]:
         """Cell i of the plan, about to run, and its tree as it must be found after."""
         ready, loaded = order[i]
+        units = plan.units(ready, loaded, opts.headline_only)
         events.cell_start(todo.index((ready, loaded)) + 1, len(todo), loaded.name,
-                          ready.unit, _units(ready, loaded, opts.headline_only))
-        return _cell(ready, loaded, opts), fingerprints[ready.unit]
+                          ready.unit, units)
+        cell = _cell(ready, loaded, opts)
+        if not held.room(i, units):
+            # Past the bound: the cell's outcomes go to disk as they are made.
+            spools.append(log.with_name(f"{log.name}.cell{i}"))
+            cell = dataclasses.replace(cell, spool=spools[-1])
+        return cell, fingerprints[ready.unit]
 
     def finish(i: int, result: runner.Measured, beside: int) -> None:
         """Journal cell i at once; beside: the most cells running at once while it ran."""
@@ -245,10 +254,11 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         offset = book.append(journal.CellRecord(
             engine=loaded.name, corpus=ready.unit, rows=cell_rows,
             failure=result.failure, engine_info=engines_out[loaded.name],
-            corpus_info=corpora_out[ready.unit]))
+            corpus_info=corpora_out[ready.unit]), result.spooled)
+        spool.discard(result.spooled)
         if result.failure is not None:
             cell_failures.append(result.failure)
-        held.add(i, cell_rows, offset)
+        held.add(i, cell_rows, offset, spooled=result.spooled is not None)
         measured_failures[i] = cell_failures
         events.cell_done(loaded.name, ready.unit, result.failure is None)
 
@@ -280,6 +290,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     start=start, finish=finish, tick=events.tick)
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            for path in spools:  # a cell cut off mid-run, or a worker killed
+                path.unlink(missing_ok=True)
     rows = [*kept.rows, *held.rows()]
     failures = [*kept.failures, *failures,
                 *(f for i in sorted(measured_failures) for f in measured_failures[i])]
@@ -327,11 +340,6 @@ def _cell(ready: plan.Plan, loaded: LoadedSpec, opts: Options) -> runner.Cell:
         tree_files=ready.manifest.files, split=opts.split,
         headline_only=opts.headline_only,
     )
-
-
-def _units(ready: plan.Plan, loaded: LoadedSpec, headline_only: bool) -> int:
-    """A cell's share of the work: each query once per per_file pass."""
-    return len(ready.queries) * (1 if headline_only else len(set(loaded.spec.per_file)))
 
 
 def _dirs(ready: plan.Plan, opts: Options) -> CorpusDir:

@@ -142,6 +142,11 @@ def rebuild(ready: Plan, corpora_root: Path) -> None:
         needles.prepare(ready.corpus, setup.dirs(root, ready.corpus))
 
 
+def units(ready: Plan, loaded: LoadedSpec, headline_only: bool) -> int:
+    """A cell's share of the work, and its outcomes: each query once per per_file pass."""
+    return len(ready.queries) * (1 if headline_only else len(set(loaded.spec.per_file)))
+
+
 def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
     """Rotate the engine order by corpus so no engine always runs first."""
     if not specs:

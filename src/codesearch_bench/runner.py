@@ -27,6 +27,7 @@ from .errors import BenchError, EngineUnavailable, Stage
 from .gold.queries import Query
 from .model import Span
 from .results.schema import Failure, IndexOut, Row, SearchOut
+from .results.spool import Spool, Spooled
 from .scoring.evaluate import Evaluation, evaluate, gold_models
 from .scoring.rows import Pass, build_rows, quantile
 
@@ -50,6 +51,8 @@ class Cell:
     split: str = "all"  # the queries given are all of the set, or its dev or test split
     track: str = "questions"  # hand-written questions, or the generated needles
     headline_only: bool = False  # only the headline per_file pass
+    # Where to write each outcome whole as it is made, holding it slim (results/spool.py).
+    spool: Path | None = None
 
     @property
     def context(self) -> Context:
@@ -66,6 +69,7 @@ class CellResult:
     parse_problems: list[str] = field(default_factory=list)  # paths that matched nothing
     answered: bool = False  # every query was asked (an interrupt may still come at close)
     interrupted: bool = False  # Ctrl-C while the engine was closed, after every query
+    spooled: Spooled | None = None  # the outcomes' whole lines, when the cell had a spool
 
     def rows(self, cell: Cell) -> list[Row]:
         if self.index is None or self.search is None:
@@ -150,6 +154,7 @@ class Measured:
     failure: Failure | None
     changes: list[str]
     interrupted: bool = False  # Ctrl-C while the engine was closed, after every query
+    spooled: Spooled | None = None  # its rows' outcomes are slim: the whole ones are here
 
 
 def measure(cell: Cell, expected: Fingerprint, tick: Tick | None = None) -> Measured:
@@ -157,7 +162,8 @@ def measure(cell: Cell, expected: Fingerprint, tick: Tick | None = None) -> Meas
     in a worker process of `compare --jobs` (one cell per process at a time, either way)."""
     result = run_cell(cell, tick)
     rows = result.rows(cell)
-    return Measured(rows, result.failure, verify(cell.tree, expected), result.interrupted)
+    return Measured(rows, result.failure, verify(cell.tree, expected), result.interrupted,
+                    result.spooled)
 
 
 def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
@@ -232,40 +238,46 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     asked: list[SearchResult] = []
     # Each query's gold as its outcomes store it, shared by its passes.
     gold_out = [gold_models(cell.gold.get(q.id, [])) for q in cell.queries]
-    for per_file in passes:
-        run = Pass(per_file)
-        reuse = blind.get(per_file, False)
-        if reuse:
-            # The engine cannot see per_file: asking again would return the same answers.
-            run.answers_of = passes[0]
-        for i, q in enumerate(cell.queries):
+    spool = Spool(cell.spool) if cell.spool is not None else None
+    try:
+        for per_file in passes:
+            run = Pass(per_file)
+            reuse = blind.get(per_file, False)
             if reuse:
-                found = asked[i]
-            elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
-                # A one-shot engine that hangs every time would otherwise cost its full
-                # timeout on every remaining query.
-                found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
-                                     "queries in a row")
-            else:
-                found = searcher.search(q.query, k_max, per_file)
-                timeouts = timeouts + 1 if found.timed_out else 0
-                seen.add(found.parsed)
-            if keep and per_file == passes[0]:
-                asked.append(found)
-            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
-                              per_file=per_file, cutoffs=cell.cutoffs,
-                              tree_files=cell.tree_files, gold_out=gold_out[i],
-                              split=q.split, tags=q.tags)
-            run.outcomes.append(graded.outcome)
-            tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
-            if found.error is None:
-                run.latencies.append(found.latency_s)
-            elif found.rejected and not reuse:
-                result.rejected.append(f"{q.id}: {found.error}")
-        if cell.queries:
-            # Each pass records its own command line: per_file is in it.
-            run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
-        result.passes.append(run)
+                # The engine cannot see per_file: asking again would return the same answers.
+                run.answers_of = passes[0]
+            for i, q in enumerate(cell.queries):
+                if reuse:
+                    found = asked[i]
+                elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
+                    # A one-shot engine that hangs every time would otherwise cost its full
+                    # timeout on every remaining query.
+                    found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
+                                         "queries in a row")
+                else:
+                    found = searcher.search(q.query, k_max, per_file)
+                    timeouts = timeouts + 1 if found.timed_out else 0
+                    seen.add(found.parsed)
+                if keep and per_file == passes[0]:
+                    asked.append(found)
+                graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
+                                  per_file=per_file, cutoffs=cell.cutoffs,
+                                  tree_files=cell.tree_files, gold_out=gold_out[i],
+                                  split=q.split, tags=q.tags)
+                run.outcomes.append(graded.outcome if spool is None
+                                    else spool.put(graded.outcome))
+                tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
+                if found.error is None:
+                    run.latencies.append(found.latency_s)
+                elif found.rejected and not reuse:
+                    result.rejected.append(f"{q.id}: {found.error}")
+            if cell.queries:
+                # Each pass records its own command line: per_file is in it.
+                run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
+            result.passes.append(run)
+    finally:
+        if spool is not None:
+            result.spooled = spool.close()
     asked.clear()
     result.parse_problems = problems(loaded.spec.parse, seen)
     head = result.passes[0] if result.passes else Pass(1)

@@ -18,23 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import journal
-from .construct import built
 from .schema import QueryOutcome, Row
+from .spool import slim
 
 #: Outcomes held in full before later cells are held slim: about 100 MB.
 LIMIT = 5_000
-
-_DETAIL = ("slots", "gold", "file_gains", "chunk_gains")
-
-
-def slim(outcome: QueryOutcome) -> QueryOutcome:
-    """The outcome without its per-slot detail: what a comparison's statistics read."""
-    # Built, not model_copy'd: every field is given, so the slim outcomes share one
-    # fields set (~700 bytes each otherwise, for tens of thousands of them).
-    return built(QueryOutcome, {
-        **vars(outcome), "slots": [], "gold": [], "file_gains": [],
-        "chunk_gains": None if outcome.chunk_gains is None else []})
-
 
 class HeldRows:
     """Each measured cell's rows by its place in the plan, and where its journal line is."""
@@ -44,9 +32,25 @@ class HeldRows:
         self._cells: dict[int, list[Row]] = {}
         self._journaled: dict[int, int] = {}  # cells held slim: their line's offset
         self._full = 0
+        self._booked: dict[int, int] = {}  # running cells that will be held in full
 
-    def add(self, i: int, rows: list[Row], offset: int) -> None:
-        """Cell i's rows, just journaled at `offset`."""
+    def room(self, i: int, outcomes: int) -> bool:
+        """Whether cell i's outcomes, about to be made, fit in full beside those held
+        and those of the cells running (then they are booked); if not, the cell is to
+        be spooled (results/spool.py) and its rows added slim."""
+        if self._full + sum(self._booked.values()) + outcomes <= self.limit:
+            self._booked[i] = outcomes
+            return True
+        return False
+
+    def add(self, i: int, rows: list[Row], offset: int, *, spooled: bool = False) -> None:
+        """Cell i's rows, just journaled at `offset`; `spooled`: their outcomes are slim
+        already, the whole ones were spooled."""
+        self._booked.pop(i, None)
+        if spooled:
+            self._cells[i] = rows
+            self._journaled[i] = offset
+            return
         count = len({id(o) for r in rows for o in r.queries})
         if self._full + count <= self.limit:
             self._full += count

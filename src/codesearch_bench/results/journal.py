@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Literal
@@ -26,6 +27,7 @@ from typing import IO, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import UsageError
+from . import spool
 from .schema import CorpusOut, EngineOut, Failure, QueryOutcome, Row
 
 SUFFIX = ".journal"
@@ -55,8 +57,6 @@ class CellRecord(_Record):
     at: list[int] | None = None
     refs: list[list[int]] | None = None
 
-
-_OUTCOME = b'{"kind":"outcome","outcome":'
 
 
 def _ends_a_line(path: Path) -> bool:
@@ -94,21 +94,31 @@ class Journal:
         os.fsync(self._fh.fileno())
         return offset
 
-    def append(self, record: CellRecord) -> int:
+    def append(self, record: CellRecord, spooled: spool.Spooled | None = None) -> int:
         """Journal one finished cell, its outcomes a line each and then its own line,
-        fsynced once; the byte offset of the cell's own line (for `rows_at`)."""
+        fsynced once; the byte offset of the cell's own line (for `rows_at`). A spooled
+        cell's rows hold slim outcomes: their whole lines are copied from its spool."""
         assert self._fh is not None
+        written: dict[int, int] = {}  # id(outcome) -> the offset of its line
+        if spooled is not None and any(row.queries for row in record.rows):
+            base = self._fh.tell()
+            with open(spooled.path, "rb") as fh:
+                shutil.copyfileobj(fh, self._fh, 1 << 20)
+            written = {id(o): base + offset for o, offset in spooled.at}
         at: list[int] = []
-        index: dict[int, int] = {}  # id(outcome) -> its place in `at`
+        index: dict[int, int] = {}  # offset of an outcome's line -> its place in `at`
         refs: list[list[int]] = []
         for row in record.rows:
             ref = []
             for outcome in row.queries:
-                j = index.get(id(outcome))
+                offset = written.get(id(outcome))
+                if offset is None:
+                    offset = written[id(outcome)] = self._fh.tell()
+                    self._fh.write(spool.line(outcome))
+                j = index.get(offset)
                 if j is None:
-                    j = index[id(outcome)] = len(at)
-                    at.append(self._fh.tell())
-                    self._fh.write(_OUTCOME + outcome.model_dump_json().encode() + b"}\n")
+                    j = index[offset] = len(at)
+                    at.append(offset)
                 ref.append(j)
             refs.append(ref)
         bare = [r.model_copy(update={"queries": []}) for r in record.rows]
@@ -182,8 +192,11 @@ def read(path: Path) -> tuple[Header | None, list[CellRecord], int]:
                 elif kind == "outcome":
                     pending[at] = _outcome(data)
                 else:
-                    cells.append(_whole(CellRecord.model_validate(data), pending))
-                    bad += bool(pending)  # outcomes of a cell cut off before its line
+                    record = CellRecord.model_validate(data)
+                    cells.append(_whole(record, pending))
+                    # Lines before the cell's own first: a cell cut off before its line.
+                    first = min(record.at) if record.at else at
+                    bad += any(offset < first for offset in pending)
                     pending = {}
             except (ValueError, ValidationError, KeyError, IndexError):
                 bad += 1  # a line cut off by a crash mid-write: its cell's outcomes go too
@@ -196,6 +209,8 @@ def _whole(record: CellRecord, outcomes: dict[int, QueryOutcome]) -> CellRecord:
     if record.at is None or record.refs is None:
         return record
     mine = [outcomes.pop(offset) for offset in record.at]  # KeyError: not this cell's
+    # What is left of the lines from this cell's first on is its own, unnamed (a spool
+    # copied whole): not a loss.
     rows = [row.model_copy(update={"queries": [mine[j] for j in ref]})
             for row, ref in zip(record.rows, record.refs, strict=True)]
     return record.model_copy(update={"rows": rows, "at": None, "refs": None})

@@ -1,0 +1,74 @@
+"""A running cell's outcomes, written to disk as they are made and held slim.
+
+A cell of 10,000 queries and two per_file passes would hold ~270 MB of outcomes
+(slots, gains, gold) until it ends. When the comparison's bound on outcomes held
+in full (results/held.py) would be passed, the cell gets a spool: each outcome
+is written there whole, in the journal's own outcome-line format, and only its
+slim copy stays in memory. When the cell is journaled, the spool is copied into
+the journal as it stands (journal.Journal.append), its lines named by offset,
+and deleted. The spool is written by whoever runs the cell -- bench, or a worker
+process of `compare --jobs` -- and read only by bench.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from .construct import built
+from .schema import QueryOutcome
+
+OUTCOME_PREFIX = b'{"kind":"outcome","outcome":'
+
+
+def line(outcome: QueryOutcome) -> bytes:
+    """An outcome as its journal line: `{"kind":"outcome","outcome":{...}}`."""
+    return OUTCOME_PREFIX + outcome.model_dump_json().encode() + b"}\n"
+
+
+def slim(outcome: QueryOutcome) -> QueryOutcome:
+    """The outcome without its per-slot detail: what a comparison's statistics read."""
+    # Built, not model_copy'd: every field is given, so the slim outcomes share one
+    # fields set (~700 bytes each otherwise, for tens of thousands of them).
+    return built(QueryOutcome, {
+        **vars(outcome), "slots": [], "gold": [], "file_gains": [],
+        "chunk_gains": None if outcome.chunk_gains is None else []})
+
+
+@dataclass
+class Spooled:
+    """Where a cell's outcomes are: each slim outcome held, with its line's offset."""
+
+    path: Path
+    at: list[tuple[QueryOutcome, int]] = field(default_factory=list)
+
+
+class Spool:
+    """Write each outcome whole, hand back its slim copy."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.spooled = Spooled(path)
+        self._fh: IO[bytes] | None = open(path, "wb")  # noqa: SIM115 -- closed in close()
+
+    def put(self, outcome: QueryOutcome) -> QueryOutcome:
+        assert self._fh is not None
+        offset = self._fh.tell()
+        self._fh.write(line(outcome))
+        held = slim(outcome)
+        self.spooled.at.append((held, offset))
+        return held
+
+    def close(self) -> Spooled:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        return self.spooled
+
+
+def discard(spooled: Spooled | None) -> None:
+    if spooled is not None:
+        with contextlib.suppress(OSError):
+            spooled.path.unlink()
