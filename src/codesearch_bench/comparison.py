@@ -319,7 +319,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     )
     written = None
     if opts.json_out is not None or interrupted:
-        # Rows held slim come back whole from the journal, one cell at a time.
+        # Rows held slim come back whole from the journal, a query at a time.
         write.dump(out, out_path, rows=itertools.chain(
             ((r, r.queries) for r in kept.rows), held.full_rows()))
         written = out_path

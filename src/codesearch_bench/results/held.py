@@ -21,7 +21,7 @@ from . import journal
 from .schema import QueryOutcome, Row
 from .spool import slim
 
-#: Outcomes held in full before later cells are held slim: about 100 MB.
+#: Outcomes held in full before later cells are held slim: about 70 MB.
 LIMIT = 5_000
 
 class HeldRows:

@@ -52,11 +52,10 @@ class CellRecord(_Record):
     failure: Failure | None = None
     engine_info: EngineOut
     corpus_info: CorpusOut
-    # On disk only: where the cell's outcome lines start (`at`), and each row's queries
-    # as indexes into `at` (the rows of one cell share outcomes: its splits).
+    # On disk only: the byte offset of each of the cell's outcome lines (`at`), and each
+    # row's queries as indexes into `at` (the rows of one cell share outcomes: its splits).
     at: list[int] | None = None
     refs: list[list[int]] | None = None
-
 
 
 def _ends_a_line(path: Path) -> bool:
@@ -105,6 +104,9 @@ class Journal:
             with open(spooled.path, "rb") as fh:
                 shutil.copyfileobj(fh, self._fh, 1 << 20)
             written = {id(o): base + offset for o, offset in spooled.at}
+            # Its rows hold the very outcomes it spooled: a slim one written here would
+            # lose its detail.
+            assert all(id(o) in written for row in record.rows for o in row.queries)
         at: list[int] = []
         index: dict[int, int] = {}  # offset of an outcome's line -> its place in `at`
         refs: list[list[int]] = []
@@ -196,7 +198,7 @@ def read(path: Path) -> tuple[Header | None, list[CellRecord], int]:
                     cells.append(_whole(record, pending))
                     # Lines before the cell's own first: a cell cut off before its line.
                     first = min(record.at) if record.at else at
-                    bad += any(offset < first for offset in pending)
+                    bad += any(line_at < first for line_at in pending)
                     pending = {}
             except (ValueError, ValidationError, KeyError, IndexError):
                 bad += 1  # a line cut off by a crash mid-write: its cell's outcomes go too
