@@ -181,3 +181,14 @@ def test_rows_of_probability_zero_are_skipped_without_changing_a_bit(n: int) -> 
             assert power.mcnemar_power(n, discordant, delta, 0.01) == _every_row(
                 n, discordant, delta, 0.01), (discordant, delta)
     power._table.cache_clear()
+
+
+@pytest.mark.parametrize("n", [1, 7, 300, 1500])
+def test_the_table_rows_are_the_factorial_formula_to_the_bit(n: int) -> None:
+    table = power._McNemarTable.build(n, 0.01)
+    lf = table.log_fact
+    m, k = np.arange(n + 1)[:, None], np.arange(n + 1)[None, :]
+    expected = np.where(k <= m, lf[m] - lf[k] - lf[np.maximum(m - k, 0)], -np.inf)
+    for lo, hi in ((0, n + 1), (n // 2, n + 1), (n, n + 1), (0, 1)):
+        got, _ = table._rows(lo, hi)
+        assert got.tobytes() == expected[lo:hi].tobytes(), (lo, hi)

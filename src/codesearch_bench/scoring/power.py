@@ -35,6 +35,7 @@ from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 POWER = 0.8
@@ -115,12 +116,15 @@ class _McNemarTable:
         """log C(m, k) (-inf where k > m) and the rejections, for rows m in [lo, hi)."""
         if self.whole is not None:
             return self.whole[0][lo:hi], self.whole[1][lo:hi]
+        n, log_fact = self.n, self.log_fact
         m = np.arange(lo, hi)[:, None]
-        k = np.arange(self.n + 1)[None, :]
+        k = np.arange(n + 1)[None, :]
         inside = k <= m
-        log_fact = self.log_fact
-        log_comb = np.where(inside, log_fact[m] - log_fact[k] - log_fact[np.maximum(m - k, 0)],
-                            -np.inf)
+        # log_fact[max(m - k, 0)] for each row m: a window of the reversed factorials
+        # (padded with log 0!), not a gather -- the same elements at half the cost.
+        padded = np.concatenate([log_fact[::-1], np.full(n, log_fact[0])])
+        rest = sliding_window_view(padded, n + 1)[n - hi + 1:n - lo + 1][::-1]
+        log_comb = np.where(inside, log_fact[lo:hi, None] - log_fact[None, :] - rest, -np.inf)
         crit = self.crit[lo:hi][:, None]
         return log_comb, inside & (crit >= 0) & ((k <= crit) | (k >= m - crit))
 
