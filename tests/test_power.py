@@ -150,10 +150,21 @@ def test_power_in_row_blocks_equals_the_whole_table(n: int, monkeypatch: pytest.
     power._table.cache_clear()
 
 
+def _terms(k: np.ndarray, rest: np.ndarray, p: float) -> np.ndarray:
+    """k log p + rest log(1 - p), each product taken only where its count is positive:
+    the formula as `power._log_terms` first wrote it."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = np.where(k > 0, k * np.log(p), 0.0) if p > 0 else np.where(k > 0, -np.inf, 0.0)
+        second = (np.where(rest > 0, rest * np.log1p(-p), 0.0) if p < 1
+                  else np.where(rest > 0, -np.inf, 0.0))
+    return first + second
+
+
 def _every_row(n: int, discordant: float, delta: float, alpha: float) -> float:
-    """McNemar's power summed over every row of the table, the probability of each
-    row however small: what `mcnemar_power` computed before it skipped rows of
-    probability 0.0."""
+    """McNemar's power summed over every row and every cell of the table, the
+    probability of each row however small, exp taken everywhere: what
+    `mcnemar_power` computed before it skipped rows of probability 0.0 and took
+    exp only where the test rejects."""
     table = power._McNemarTable.build(n, alpha)
     spread = max(discordant, delta)
     if spread <= 0.0:
@@ -161,13 +172,12 @@ def _every_row(n: int, discordant: float, delta: float, alpha: float) -> float:
     better = min(1.0, (spread + delta) / (2.0 * spread))
     grid = np.arange(n + 1, dtype=np.float64)
     last, _ = table._rows(n, n + 1)
-    counts = np.exp(last[0] + power._log_terms(grid, n - grid, spread))
+    counts = np.exp(last[0] + _terms(grid, n - grid, spread))
     sums = np.empty(n + 1, dtype=np.float64)
     for m in range(n + 1):
         log_comb, rejects = table._rows(m, m + 1)
         with np.errstate(invalid="ignore"):
-            split = np.exp(log_comb + power._log_terms(grid[None, :], m - grid[None, :],
-                                                       better))
+            split = np.exp(log_comb + _terms(grid[None, :], m - grid[None, :], better))
         sums[m] = np.where(rejects, split, 0.0).sum(axis=1)[0]
     return float(counts @ sums)
 

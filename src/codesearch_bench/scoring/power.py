@@ -56,6 +56,11 @@ def _log_factorials(n: int) -> NDArray[np.float64]:
 
 def _log_terms(k: NDArray[np.float64], rest: NDArray[np.float64], p: float) -> NDArray[np.float64]:
     """k log p + rest log(1 - p), with 0 log 0 = 0 (p of 0 or 1 is a certainty)."""
+    if 0.0 < p < 1.0:
+        # Both logs finite: where k or rest is 0 the product is a zero (signed, which
+        # exp cannot tell), and rest < 0 only where C(m, k) is 0 anyway (k > m).
+        direct: NDArray[np.float64] = k * np.log(p) + rest * np.log1p(-p)
+        return direct
     with np.errstate(divide="ignore", invalid="ignore"):
         first = np.where(k > 0, k * np.log(p), 0.0) if p > 0 else np.where(k > 0, -np.inf, 0.0)
         second = (np.where(rest > 0, rest * np.log1p(-p), 0.0) if p < 1
@@ -150,9 +155,11 @@ class _McNemarTable:
             hi = min(lo + step, end)
             log_comb, rejects = self._rows(lo, hi)
             m = grid[lo:hi, None]
+            # exp only where the test rejects: the same row, zeros elsewhere, at half the cost.
             with np.errstate(invalid="ignore"):
-                split = np.exp(log_comb + _log_terms(k, m - k, better))
-            sums[lo:hi] = np.where(rejects, split, 0.0).sum(axis=1)
+                split = np.exp(log_comb + _log_terms(k, m - k, better),
+                               out=np.zeros(log_comb.shape), where=rejects)
+            sums[lo:hi] = split.sum(axis=1)
         return float(counts @ sums)
 
 
