@@ -9,6 +9,7 @@ shows the same outcome with the steps in between, so the two never disagree.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -125,26 +126,21 @@ def scores(graded: Grade, cutoffs: Sequence[int]) -> dict[str, float]:
         # Graded qrels: nDCG gains the grade, as the dataset's own tables compute it.
         file[f"ndcg@{metrics.NDCG_CUTOFF}"] = metrics.graded_ndcg_at(
             graded.file_grades, graded.ideal_grades, metrics.NDCG_CUTOFF)
-    out = {_key("file.", name): value for name, value in file.items()}
+    out = dict(zip(_keys("file.", tuple(file)), file.values(), strict=True))
     if graded.chunk_gains is not None:
         chunk = metrics.query_scores(graded.chunk_gains, graded.n_gold_chunks,
                                      cutoffs=cutoffs, depth=metrics.MRR_DEPTH)
         del chunk["zero_miss"]  # zero-miss is about files, entered once
-        out.update({_key("chunk.", name): value for name, value in chunk.items()})
+        out.update(zip(_keys("chunk.", tuple(chunk)), chunk.values(), strict=True))
     out["zero_miss"] = zero_miss
     return out
 
 
 # One string per metric name for every outcome: built per query, the two dozen keys of
 # each outcome's scores were its own copies (~1.5 KB a query, held for the statistics).
-_KEYS: dict[tuple[str, str | int], str] = {}
-
-
-def _key(prefix: str, name: str | int) -> str:
-    key = _KEYS.get((prefix, name))
-    if key is None:
-        key = _KEYS[(prefix, name)] = f"{prefix}{name}"
-    return key
+@functools.lru_cache(maxsize=256)
+def _keys(prefix: str, names: tuple[str | int, ...]) -> tuple[str, ...]:
+    return tuple(f"{prefix}{name}" for name in names)
 
 
 def _tokens(spec: EngineSpec, text: TreeText, slots: list[Slot], graded: Grade,
@@ -162,7 +158,8 @@ def _tokens(spec: EngineSpec, text: TreeText, slots: list[Slot], graded: Grade,
         per_chunk.append(counts)
     # Tokens shown down to each slot, summed once.
     upto = list(itertools.accumulate((sum(c) for c in per_chunk), initial=0))
-    shown_at = {_key("tokens@", k): upto[min(k, len(per_chunk))] for k in cutoffs}
+    shown_at = dict(zip(_keys("tokens@", tuple(cutoffs)),
+                        (upto[min(k, len(per_chunk))] for k in cutoffs), strict=True))
     before = None
     if graded.first_chunk is not None and graded.first_chunk[0] <= len(per_chunk):
         slot_rank, chunk_index = graded.first_chunk
