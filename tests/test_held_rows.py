@@ -60,14 +60,10 @@ def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path,
 def test_a_spooled_cell_holds_its_outcomes_slim_and_writes_them_whole(tmp_path: Path) -> None:
     toml = make_corpus(tmp_path, "alpha")
     result = _run(tmp_path, toml, "run").result
-    plans = {p.unit: p for p in compare._plans(
-        compare.Options(engines=ENGINES[:1], corpora_file=toml, corpora_root=tmp_path / "corpora",
-                        work=tmp_path / "run"), compare.Events(), [],
-        compare.load_specs(ENGINES[:1], []))}
-    ready = plans["alpha"]
-    cell = compare._cell(ready, load_spec(ENGINES[0]), compare.Options(
-        engines=ENGINES[:1], corpora_file=toml, corpora_root=tmp_path / "corpora",
-        work=tmp_path / "run"))
+    opts = compare.Options(engines=ENGINES[:1], corpora_file=toml,
+                           corpora_root=tmp_path / "corpora", work=tmp_path / "run")
+    (ready,) = compare._plans(opts, compare.Events(), [], compare.load_specs(ENGINES[:1], []))
+    cell = compare._cell(ready, load_spec(ENGINES[0]), opts)
     spooled_cell = dataclasses.replace(cell, spool=tmp_path / "spool")
     done = runner.run_cell(spooled_cell)
     held = [o for p in done.passes for o in p.outcomes]
@@ -115,3 +111,17 @@ def test_the_streamed_text_is_a_whole_model_dump(tmp_path: Path) -> None:
         copy = result.model_copy(update={"rows": rows})
         expected = json.dumps(copy.model_dump(mode="json"), indent=1) + "\n"
         assert "".join(write.chunks(copy, [(r, r.queries) for r in rows])) == expected
+
+
+@pytest.mark.hostile
+def test_a_spool_that_cannot_be_written_fails_its_cell_with_the_reason(tmp_path: Path) -> None:
+    toml = make_corpus(tmp_path, "alpha")
+    opts = compare.Options(engines=ENGINES[:1], corpora_file=toml,
+                           corpora_root=tmp_path / "corpora", work=tmp_path / "run")
+    (ready,) = compare._plans(opts, compare.Events(), [], compare.load_specs(ENGINES[:1], []))
+    cell = compare._cell(ready, load_spec(ENGINES[0]), opts)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    done = runner.run_cell(dataclasses.replace(cell, spool=blocked / "spool"))
+    assert done.failure is not None and done.spooled is None
+    assert f"cannot write this cell's outcomes to {blocked / 'spool'}" in done.failure.message

@@ -64,6 +64,7 @@ def test_a_cell_is_its_outcome_lines_then_its_own_line(tmp_path: Path,
     assert all(not r.queries for r, _ in streamed)
 
 
+@pytest.mark.hostile
 def test_outcomes_without_their_cell_line_are_an_unfinished_cell(
         tmp_path: Path, result: ResultFile) -> None:
     log = tmp_path / "j"
@@ -79,6 +80,7 @@ def test_outcomes_without_their_cell_line_are_an_unfinished_cell(
         assert cells == [record] and bad == 1  # one record lost, however many lines
 
 
+@pytest.mark.hostile
 def test_a_resumed_run_appends_after_a_torn_line_without_losing_its_cell(
         tmp_path: Path, result: ResultFile) -> None:
     log = tmp_path / "j"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from ..errors import BenchError
 from .construct import built
 from .schema import QueryOutcome
 
@@ -49,23 +50,36 @@ class Spool:
     """Write each outcome whole, hand back its slim copy."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.spooled = Spooled(path)
-        self._fh: IO[bytes] | None = open(path, "wb")  # noqa: SIM115 -- closed in close()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: IO[bytes] | None = open(path, "wb")  # noqa: SIM115 -- see close()
+        except OSError as exc:
+            raise _unwritable(path, exc) from None
 
     def put(self, outcome: QueryOutcome) -> QueryOutcome:
         assert self._fh is not None
         offset = self._fh.tell()
-        self._fh.write(line(outcome))
+        try:
+            self._fh.write(line(outcome))
+        except OSError as exc:  # a full disk: the cell fails with this, the run goes on
+            raise _unwritable(self.spooled.path, exc) from None
         held = slim(outcome)
         self.spooled.at.append((held, offset))
         return held
 
     def close(self) -> Spooled:
         if self._fh is not None:
-            self._fh.close()
+            with contextlib.suppress(OSError):  # a failed write has said why already
+                self._fh.close()
             self._fh = None
         return self.spooled
+
+
+def _unwritable(path: Path, exc: OSError) -> BenchError:
+    return BenchError(f"cannot write this cell's outcomes to {path}: {exc.strerror or exc}",
+                      hint="past 5,000 outcomes held in memory a running cell writes them "
+                           "beside the journal: free space there, or pick another --json path")
 
 
 def discard(spooled: Spooled | None) -> None:
