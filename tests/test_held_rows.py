@@ -41,6 +41,8 @@ def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path,
     make_corpus(tmp_path, "alpha")
     toml = make_corpus(tmp_path, "beta")
     full = _run(tmp_path, toml, "full", jobs=jobs)
+    # What a run killed mid-cell leaves beside its journal goes with the next run.
+    (tmp_path / "slim.json.journal.cell7").write_bytes(b'{"kind":"outcome"')
     slim = _run(tmp_path, toml, "slim", hold_outcomes=0, jobs=jobs)
     queries = [o for r in slim.result.rows for o in r.queries]
     assert queries and all(not o.slots and not o.gold and not o.file_gains for o in queries)

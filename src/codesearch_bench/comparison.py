@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import glob
 import itertools
 from collections import Counter
 from collections.abc import Callable
@@ -221,8 +222,6 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     held = HeldRows(log, opts.hold_outcomes)
     measured_failures: dict[int, list[Failure]] = {}
 
-    spools: list[Path] = []  # every spool a cell was given: none outlives the run
-
     def start(i: int) -> tuple[runner.Cell, Fingerprint]:
         """Cell i of the plan, about to run, and its tree as it must be found after."""
         ready, loaded = order[i]
@@ -232,8 +231,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         cell = _cell(ready, loaded, opts)
         if not held.room(i, units):
             # Past the bound: the cell's outcomes go to disk as they are made.
-            spools.append(log.with_name(f"{log.name}.cell{i}"))
-            cell = dataclasses.replace(cell, spool=spools[-1])
+            cell = dataclasses.replace(cell, spool=log.with_name(f"{log.name}.cell{i}"))
         return cell, fingerprints[ready.unit]
 
     def finish(i: int, result: runner.Measured, beside: int) -> None:
@@ -291,7 +289,9 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            for path in spools:  # a cell cut off mid-run, or a worker killed
+            # A cell cut off, a worker killed -- or a run killed before this one: the
+            # result file is locked, so every spool beside its journal is a leftover.
+            for path in log.parent.glob(glob.escape(log.name) + ".cell*"):
                 path.unlink(missing_ok=True)
     rows = [*kept.rows, *held.rows()]
     failures = [*kept.failures, *failures,
