@@ -163,13 +163,13 @@ def persistent(rounds: int, n_queries: int, profile: bool) -> dict[str, object]:
 
 # -- 3. the harness's own RSS ------------------------------------------------------
 def harness_rss(corpora_root: Path) -> float:
-    """Peak RSS (MiB) of a fresh bench process running a grep comparison on rich."""
-    code = ("import sys; from pathlib import Path; "
-            "from codesearch_bench import comparison as compare; "
-            f"compare.execute(compare.Options(engines=[Path({str(REPO / 'engines/grep.json')!r})], "
-            f"corpora_file=Path({str(REPO / 'corpora.toml')!r}), "
-            f"corpora_root=Path({str(corpora_root)!r}), "
-            f"work=Path({tempfile.mkdtemp(prefix='overhead-rss-')!r}), corpus='rich')); "
+    """Peak RSS (MiB) of a fresh `bench compare` process (the CLI, as a user runs it)
+    running grep on rich."""
+    argv = ["compare", "--engine", str(REPO / "engines/grep.json"), "--corpus", "rich",
+            "--corpora-file", str(REPO / "corpora.toml"), "--corpora-root", str(corpora_root),
+            "--work", tempfile.mkdtemp(prefix="overhead-rss-")]
+    code = ("import sys; from codesearch_bench.cli import main; "
+            f"code = main({argv!r}); assert code == 0, code; "
             # VmHWM, not ru_maxrss: Linux carries a parent's peak into a child's
             # ru_maxrss, and this benchmark's own process is the parent here.
             "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0])")
