@@ -11,6 +11,7 @@ import dataclasses
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from minicorpus import make_corpus
@@ -127,3 +128,41 @@ def test_a_spool_that_cannot_be_written_fails_its_cell_with_the_reason(tmp_path:
     done = runner.run_cell(dataclasses.replace(cell, spool=blocked / "spool"))
     assert done.failure is not None and done.spooled is None
     assert f"cannot write this cell's outcomes to {blocked / 'spool'}" in done.failure.message
+
+
+@pytest.mark.hostile
+def test_an_interrupt_mid_spooled_cell_resumes_to_the_same_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every cell spooled: the first finishes (its spool copied into the journal), the
+    # second is cut off mid-cell; the resumed run keeps the first, reruns the second.
+    toml = make_corpus(tmp_path, "alpha")
+    whole = _run(tmp_path, toml, "whole")
+    asked = len(whole.result.rows[0].queries)
+    calls = {"n": 0}
+    evaluate = runner.evaluate
+
+    def cut_off(*args: object, **kwargs: object) -> object:
+        calls["n"] += 1
+        if calls["n"] == asked * len({r.per_file for r in whole.result.rows
+                                     if r.engine == "grep"}) + 2:
+            raise KeyboardInterrupt
+        return evaluate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "evaluate", cut_off)
+    cut = _run(tmp_path, toml, "cut", hold_outcomes=0)
+    assert cut.interrupted
+    log = journal.path_for(tmp_path / "cut.json")
+    _, cells, bad = journal.read(log)
+    assert [c.engine for c in cells] == ["grep"] and bad == 0
+    monkeypatch.setattr(runner, "evaluate", evaluate)
+    resumed = _run(tmp_path, toml, "cut", hold_outcomes=0, resume=tmp_path / "cut.json")
+    assert not resumed.interrupted
+    def measured(name: str) -> list[dict[str, Any]]:
+        # The same quality fields; only whether bm25's index was built in this run or
+        # the interrupted one differs (it is cached: the cut-off cell built it).
+        rows = quality(json.loads((tmp_path / name).read_text()))["rows"]
+        return [{k: v for k, v in r.items() if k != "index"} for r in rows]
+
+    assert measured("cut.json") == measured("whole.json")
+    assert any(q["slots"] for r in measured("cut.json") for q in r["queries"])
+    assert not log.exists() and not list(tmp_path.glob("cut.json.journal.cell*"))
