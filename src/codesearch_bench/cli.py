@@ -8,7 +8,6 @@ from tests through `main([...])`.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import signal
 import sys
@@ -20,6 +19,7 @@ from typing import Any
 from rich.markup import escape
 
 from . import __version__
+from .commands import preload
 from .engine import signals
 from .errors import BenchError, Interrupted, UsageError
 from .render import EXPORTERS
@@ -267,22 +267,6 @@ COMMANDS = {
 }
 
 
-# Commands that count tokens load the tokenizer before their own imports: while
-# tiktoken builds its Rust maps the 200,000-entry rank table is held twice (~24 MiB
-# more as a Python dict), and on top of every import that moment was bench's peak
-# (133 MiB driving grep over rich, against 114 MiB with the tokenizer loaded first).
-COUNTS_TOKENS = frozenset({"compare", "probe"})
-
-
-def _tokenizer_first() -> None:
-    from .scoring import tokens
-
-    # A missing tokenizer is reported where tokens are counted, with its own hint;
-    # a command that never counts any must not fail here.
-    with contextlib.suppress(BenchError):
-        tokens.counter()
-
-
 def run(argv: Sequence[str], ui: UI) -> int:
     """Parse and dispatch to the command's `run(args, ui)`; raises BenchError."""
     parser = build_parser()
@@ -291,8 +275,7 @@ def run(argv: Sequence[str], ui: UI) -> int:
     if args.command is None:
         parser.print_help()
         return UsageError.exit_code
-    if args.command in COUNTS_TOKENS:
-        _tokenizer_first()
+    preload.before(args.command)
     # Imported on use: `bench --help` should not pay for tree-sitter and numpy.
     command = importlib.import_module(COMMANDS[args.command])
     code: int = command.run(args, ui)
