@@ -39,6 +39,14 @@ def _record(result: ResultFile) -> journal.CellRecord:
                               corpus_info=result.corpora[row.corpus])
 
 
+def _journaled(tmp_path: Path, result: ResultFile) -> tuple[Path, journal.CellRecord]:
+    """A fresh journal holding one cell: its path and the cell."""
+    log, record = tmp_path / "j", _record(result)
+    with journal.Journal(log, _header(result), fresh=True) as book:
+        book.append(record)
+    return log, record
+
+
 def _header(result: ResultFile) -> journal.Header:
     return journal.Header(protocol_version=result.protocol_version, cutoffs=result.cutoffs,
                           created=result.created)
@@ -67,10 +75,7 @@ def test_a_cell_is_its_outcome_lines_then_its_own_line(tmp_path: Path,
 @pytest.mark.hostile
 def test_outcomes_without_their_cell_line_are_an_unfinished_cell(
         tmp_path: Path, result: ResultFile) -> None:
-    log = tmp_path / "j"
-    record = _record(result)
-    with journal.Journal(log, _header(result), fresh=True) as book:
-        book.append(record)
+    log, record = _journaled(tmp_path, result)
     whole = log.read_bytes()
     cell_line = whole.rstrip(b"\n").rsplit(b"\n", 1)[1]
     for cut in (len(whole) - len(cell_line) - 1,       # every outcome, no cell line
@@ -83,10 +88,7 @@ def test_outcomes_without_their_cell_line_are_an_unfinished_cell(
 @pytest.mark.hostile
 def test_a_resumed_run_appends_after_a_torn_line_without_losing_its_cell(
         tmp_path: Path, result: ResultFile) -> None:
-    log = tmp_path / "j"
-    record = _record(result)
-    with journal.Journal(log, _header(result), fresh=True) as book:
-        book.append(record)
+    log, record = _journaled(tmp_path, result)
     log.write_bytes(log.read_bytes()[:-40])  # killed mid-write of the cell line
     with journal.Journal(log, _header(result), fresh=False) as book:
         offset = book.append(record)

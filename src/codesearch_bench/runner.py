@@ -185,8 +185,8 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
     result.index = step.out
     searcher = Searcher(loaded, ctx)
     try:
-        with searcher, _rarer_young_collections():
-            _ask_every_query(cell, searcher, result, tick)
+        with searcher, _rarer_young_collections(), _spooling(cell, result) as spool:
+            _ask_every_query(cell, searcher, result, tick, spool)
             result.answered = True
     except KeyboardInterrupt:
         if not result.answered:
@@ -225,7 +225,21 @@ def _rarer_young_collections() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: Tick) -> None:
+@contextmanager
+def _spooling(cell: Cell, result: CellResult) -> Iterator[Spool | None]:
+    """The cell's spool while it asks, if it has one; closed into `result.spooled`."""
+    if cell.spool is None:
+        yield None
+        return
+    spool = Spool(cell.spool)
+    try:
+        yield spool
+    finally:
+        result.spooled = spool.close()
+
+
+def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: Tick,
+                     spool: Spool | None) -> None:
     loaded = cell.loaded
     k_max = max(cell.cutoffs)
     text = TreeText(cell.tree)
@@ -238,46 +252,40 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     asked: list[SearchResult] = []
     # Each query's gold as its outcomes store it, shared by its passes.
     gold_out = [gold_models(cell.gold.get(q.id, [])) for q in cell.queries]
-    spool = Spool(cell.spool) if cell.spool is not None else None
-    try:
-        for per_file in passes:
-            run = Pass(per_file)
-            reuse = blind.get(per_file, False)
+    for per_file in passes:
+        run = Pass(per_file)
+        reuse = blind.get(per_file, False)
+        if reuse:
+            # The engine cannot see per_file: asking again would return the same answers.
+            run.answers_of = passes[0]
+        for i, q in enumerate(cell.queries):
             if reuse:
-                # The engine cannot see per_file: asking again would return the same answers.
-                run.answers_of = passes[0]
-            for i, q in enumerate(cell.queries):
-                if reuse:
-                    found = asked[i]
-                elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
-                    # A one-shot engine that hangs every time would otherwise cost its full
-                    # timeout on every remaining query.
-                    found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
-                                         "queries in a row")
-                else:
-                    found = searcher.search(q.query, k_max, per_file)
-                    timeouts = timeouts + 1 if found.timed_out else 0
-                    seen.add(found.parsed)
-                if keep and per_file == passes[0]:
-                    asked.append(found)
-                graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
-                                  per_file=per_file, cutoffs=cell.cutoffs,
-                                  tree_files=cell.tree_files, gold_out=gold_out[i],
-                                  split=q.split, tags=q.tags)
-                run.outcomes.append(graded.outcome if spool is None
-                                    else spool.put(graded.outcome))
-                tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
-                if found.error is None:
-                    run.latencies.append(found.latency_s)
-                elif found.rejected and not reuse:
-                    result.rejected.append(f"{q.id}: {found.error}")
-            if cell.queries:
-                # Each pass records its own command line: per_file is in it.
-                run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
-            result.passes.append(run)
-    finally:
-        if spool is not None:
-            result.spooled = spool.close()
+                found = asked[i]
+            elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
+                # A one-shot engine that hangs every time would otherwise cost its full
+                # timeout on every remaining query.
+                found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
+                                     "queries in a row")
+            else:
+                found = searcher.search(q.query, k_max, per_file)
+                timeouts = timeouts + 1 if found.timed_out else 0
+                seen.add(found.parsed)
+            if keep and per_file == passes[0]:
+                asked.append(found)
+            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
+                              per_file=per_file, cutoffs=cell.cutoffs,
+                              tree_files=cell.tree_files, gold_out=gold_out[i],
+                              split=q.split, tags=q.tags)
+            run.outcomes.append(graded.outcome if spool is None else spool.put(graded.outcome))
+            tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
+            if found.error is None:
+                run.latencies.append(found.latency_s)
+            elif found.rejected and not reuse:
+                result.rejected.append(f"{q.id}: {found.error}")
+        if cell.queries:
+            # Each pass records its own command line: per_file is in it.
+            run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
+        result.passes.append(run)
     asked.clear()
     result.parse_problems = problems(loaded.spec.parse, seen)
     head = result.passes[0] if result.passes else Pass(1)
