@@ -360,6 +360,30 @@ def test_a_query_with_markup_is_probed_literally(
     assert query in capsys.readouterr().out
 
 
+def test_emoji_codes_in_user_text_are_printed_as_written(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from codesearch_bench.render.ui import UI
+
+    UI().warn("engine a:fire:b", "path :smile:/x.py")
+    err = capsys.readouterr().err
+    assert "a:fire:b" in err and ":smile:/x.py" in err
+
+
+def test_the_progress_line_shows_a_cell_name_as_written() -> None:
+    import io
+
+    from rich.console import Console
+
+    from codesearch_bench.render import progress
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, emoji=False)
+    with progress.compare_progress(console) as bar:
+        bar.cell = "mine[v2] × :fire:"
+        bar._show()
+        line = bar.bar.columns[1].render(bar.bar.tasks[0])
+    assert line.plain == "mine[v2] × :fire:"
+
+
 def test_a_hint_with_brackets_keeps_them(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     from codesearch_bench.render.ui import UI
