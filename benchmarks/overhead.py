@@ -14,7 +14,11 @@ Prints four figures, each measured side by side in this one run:
    (goal <= 0.2 ms);
 3. the harness's own peak RSS while driving engines (goal < 100 MiB);
 4. accuracy: the peak RSS of a 200 MiB hog and the latency of a 50 ms sleeper
-   as the harness reports them, against `/usr/bin/time -v` and a plain timer.
+   as the harness reports them, against `/usr/bin/time -v` and a plain timer;
+5. what tying a one-shot command to bench costs per spawn: `/bin/true` run
+   through bench's process.run as it is (watched by the guardian), through
+   the setpriv launcher it used before (still the fallback), and by a plain
+   subprocess.run.
 
 Rounds alternate A/B so drift on a noisy machine hits both sides; medians
 are reported. Not a test: nothing here asserts.
@@ -29,11 +33,13 @@ import json
 import os
 import pstats
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -207,6 +213,38 @@ def accuracy(rounds: int) -> dict[str, float | None]:
     }
 
 
+# -- 5. the death signal's cost per spawn ---------------------------------------------------
+def spawn_cost(rounds: int, n: int = 200) -> dict[str, float]:
+    """Median ms per /bin/true: bench's path, the setpriv fallback, a plain subprocess.run."""
+    from codesearch_bench.engine import guardian, lifeline
+
+    true = shutil.which("true") or "/bin/true"
+
+    def timed(run: Callable[[], object]) -> float:
+        start = time.perf_counter()
+        run()
+        return time.perf_counter() - start
+
+    def through_bench(watched: bool) -> list[float]:
+        guardian._unavailable = not watched  # the switch spawn.py's fallback reads
+        try:
+            return [timed(lambda: process.run([true], timeout=10)) for _ in range(n)]
+        finally:
+            guardian._unavailable = False
+
+    ours, setpriv, plain = [], [], []
+    through_bench(True)  # warm: the guardian started, the code paths hot
+    for _ in range(rounds):
+        ours += through_bench(True)
+        if lifeline.death_launcher():
+            setpriv += through_bench(False)
+        plain += [timed(lambda: subprocess.run([true], capture_output=True))
+                  for _ in range(n)]
+    return {"guardian_ms": median(ours) * 1000,
+            "setpriv_ms": median(setpriv) * 1000 if setpriv else float("nan"),
+            "plain_ms": median(plain) * 1000}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora-root", type=Path, default=None)
@@ -235,6 +273,10 @@ def main() -> int:
           f"{kernel_text} (/usr/bin/time -v); 50 ms sleeper "
           f"{acc['sleeper_ms_harness']:.1f} ms (harness) vs {acc['sleeper_ms_plain']:.1f} ms "
           "(plain timer around subprocess.run)")
+    cost = spawn_cost(args.rounds)
+    print(f"5. one spawn of true: {cost['guardian_ms']:.2f} ms through bench (guardian) vs "
+          f"{cost['setpriv_ms']:.2f} ms with the setpriv launcher vs {cost['plain_ms']:.2f} ms "
+          "plain subprocess.run")
     if args.profile:
         print(per["profile"])
     return 0

@@ -24,9 +24,14 @@ def alive(pid: int) -> bool:
 
 
 def children() -> list[psutil.Process]:
-    """Children of the test process that still exist, zombies included."""
+    """Children of the test process that still exist, zombies included; not the
+    guardian (engine/guardian.py), which bench starts once and keeps to its end."""
+    from codesearch_bench.engine import guardian
+
     out = []
     for child in psutil.Process().children():
+        if child.pid == guardian.pid():
+            continue
         try:
             child.status()
         except psutil.NoSuchProcess:

@@ -23,7 +23,7 @@ import pytest
 from helpers import FAKES, alive, children, fake, new_children
 from minicorpus import make_corpus
 
-from codesearch_bench.engine import lifeline, process, reaper
+from codesearch_bench.engine import guardian, lifeline, process, reaper
 from codesearch_bench.engine.session import EngineSession
 from codesearch_bench.errors import CommandRejected, EngineUnavailable
 
@@ -243,29 +243,93 @@ def test_sigkill_of_bench_takes_its_oneshot_engine_with_it(bench: Bench, stage: 
     assert gone_within(pid, 2.0), f"the {stage} command outlived a SIGKILLed bench"
 
 
-@pytest.mark.parametrize("launcher", ["setpriv", "preexec_fn"])
+def _parent(code: str) -> subprocess.Popen[bytes]:
+    """A small bench-like parent, in its own session so the test can SIGKILL it alone."""
+    return subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                            stdout=subprocess.PIPE)
+
+
+def _kill_session(parent: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(parent.pid, signal.SIGKILL)
+    parent.wait(timeout=10)
+
+
+@pytest.mark.parametrize("launcher", ["guardian", "setpriv", "preexec_fn"])
 def test_sigkill_of_the_parent_kills_a_oneshot_engine_either_way(
         tmp_path: Path, cleanup: list[Path], launcher: str) -> None:
-    """Both ways of arming the death signal, in a parent small enough to SIGKILL here."""
+    """Every way of tying a command to bench, in a parent small enough to SIGKILL here."""
+    if launcher == "guardian" and not guardian.ready():
+        pytest.skip("no pidfds here: commands cannot be watched")
     if launcher == "setpriv" and not lifeline.death_launcher():
         pytest.skip("no setpriv with --pdeathsig on this system")
     pids, hung = tmp_path / "pids", tmp_path / "hung"
     cleanup.append(pids)
     engine = fake("hostile_engine.py", "--oneshot", "retry", "--pidfile", str(pids),
                   "--hang-on", "1", "--marker", str(hung))
-    code = ("import sys; from codesearch_bench.engine import lifeline, process\n"
+    code = ("import sys; from codesearch_bench.engine import guardian, lifeline, process\n"
+            f"guardian._unavailable = {launcher != 'guardian'}\n"
             f"if {launcher == 'preexec_fn'}: lifeline._launcher = []\n"
             f"process.run({engine!r}, timeout=60)\n")
-    parent = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    parent = _parent(code)
     try:
         wait_for(hung)
         parent.kill()
         parent.wait(timeout=10)
         assert gone_within(pids_in(pids)[0], 2.0), f"the engine outlived its parent ({launcher})"
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(parent.pid, signal.SIGKILL)
+        _kill_session(parent)
+
+
+def test_sigkill_of_the_parent_kills_a_oneshot_commands_whole_group(
+        tmp_path: Path, cleanup: list[Path]) -> None:
+    """The guardian kills the group, so a grandchild goes too (a death signal would not)."""
+    if not guardian.ready():
+        pytest.skip("no pidfds here: commands cannot be watched")
+    pids, kids, hung = tmp_path / "pids", tmp_path / "kids", tmp_path / "hung"
+    cleanup += [pids, kids]
+    engine = fake("hostile_engine.py", "--oneshot", "retry", "--pidfile", str(pids),
+                  "--group-child", str(kids), "--hang-on", "1", "--marker", str(hung))
+    parent = _parent(f"from codesearch_bench.engine import process\n"
+                     f"process.run({engine!r}, timeout=60)\n")
+    try:
+        wait_for(hung)
+        wait_for(kids)
+        assert alive(pids_in(kids)[0])
+        parent.kill()
         parent.wait(timeout=10)
+        assert gone_within(pids_in(pids)[0], 2.0), "the command outlived its parent"
+        assert gone_within(pids_in(kids)[0], 2.0), "the command's child outlived bench"
+    finally:
+        _kill_session(parent)
+
+
+def test_the_guardian_ends_with_bench() -> None:
+    if not guardian.ready():
+        pytest.skip("no pidfds here: commands cannot be watched")
+    parent = _parent("import sys; from codesearch_bench.engine import guardian, process\n"
+                     "process.run([sys.executable, '-c', 'pass'], timeout=60)\n"
+                     "print(guardian.pid(), flush=True)\n")
+    try:
+        out, _ = parent.communicate(timeout=30)
+        assert parent.returncode == 0
+        watcher = int(out.decode().split()[-1])
+        assert gone_within(watcher, 2.0), "the guardian outlived a bench that exited"
+    finally:
+        _kill_session(parent)
+
+
+def test_a_killed_guardian_is_replaced(tmp_path: Path, cleanup: list[Path],
+                                       no_leftovers: None) -> None:
+    if not guardian.ready():
+        pytest.skip("no pidfds here: commands cannot be watched")
+    first = guardian.pid()
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    assert process.run([sys.executable, "-c", "pass"], timeout=30).returncode == 0
+    second = guardian.pid()
+    assert second not in (None, first) and alive(second)
+    assert not alive(first)  # reaped, not left a zombie
 
 
 # -- teardown of one session, in process ---------------------------------------------------

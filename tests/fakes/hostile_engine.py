@@ -173,6 +173,10 @@ def main() -> None:
         signal.signal(signal.SIGINT, on_signal)
     if pidfile := opt("--setsid-child"):
         sleeper_grandchild(pidfile, double=False)
+    if (pidfile := opt("--group-child")) and os.fork() == 0:
+        append(pidfile, str(os.getpid()))  # stays in the engine's group
+        time.sleep(3600)
+        os._exit(0)
     if "--oneshot" in args:
         if opt("--hang-on") == "1":
             hang()

@@ -4,11 +4,13 @@ On Linux bench makes itself a child subreaper, so grandchildren orphaned by an
 engine are re-parented to bench instead of to PID 1 (which, in containers and
 micro-VMs, often never reaps) and bench can kill and reap them.
 
-A bench that is SIGKILLed runs no cleanup at all, so every engine is started
-with a death signal (PR_SET_PDEATHSIG, SIGKILL): the kernel kills it when
-bench goes. Its own children get none (the kernel does not pass it on across
-fork): a grandchild that outlives a SIGKILLed bench is the one orphan left,
-and only a bench still running can sweep those.
+A bench that is SIGKILLed runs no cleanup at all, so a persistent engine is
+started with a death signal (PR_SET_PDEATHSIG, SIGKILL): the kernel kills it
+when bench goes. Its own children get none (the kernel does not pass it on
+across fork): a grandchild that outlives a SIGKILLed bench is the one orphan
+left, and only a bench still running can sweep those. A command run once per
+query is watched by guardian.py instead, which kills its whole group; setpriv
+(death_launcher) is the fallback where there is no guardian.
 """
 
 from __future__ import annotations

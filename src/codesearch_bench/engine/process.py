@@ -30,7 +30,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from . import procfs, reaper, signals
+from . import guardian, procfs, reaper, signals
 from .pipes import CHUNK, Sink
 from .spawn import spawn
 
@@ -249,6 +249,7 @@ class _Child:
         if leftovers:
             self.tree.stop(grace=grace, include_root=False)
         self.tree.reap()
+        guardian.release(self.proc.pid)
         signals.untrack(self.tree)
         self._drain(time.perf_counter() + 10)
         return len(leftovers)

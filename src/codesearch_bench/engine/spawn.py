@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from ..errors import CommandRejected, EngineUnavailable
-from . import lifeline, reaper
+from . import guardian, lifeline, reaper
 
 
 def _check_executable(argv0: str, cwd: str | None, env: Mapping[str, str]) -> None:
@@ -34,24 +34,29 @@ def _check_executable(argv0: str, cwd: str | None, env: Mapping[str, str]) -> No
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), argv0)
 
 
-def _death_signal(per_query: bool) -> tuple[list[str], Callable[[], None] | None]:
-    """How the child gets its death signal: (launcher argv prefix, preexec_fn).
+def _death_signal(per_query: bool) -> tuple[bool, list[str], Callable[[], None] | None]:
+    """How the child gets its death signal: (watched, launcher argv prefix, preexec_fn).
+
+    A command run once per query is watched by the guardian (guardian.py): no
+    cost in the child, from any thread. Where there is none it uses the cheap
+    launcher, setpriv. Anything else gets die_with, a preexec_fn, which also
+    catches a bench that died between fork and exec -- a persistent engine,
+    started once, always does.
 
     PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not
     the process. bench spawns from the caller's thread, which in bench is the
     main thread, alive as long as bench; a worker thread may end while its
-    engine is still in use, so its children go without (the group and
-    subreaper sweeps still cover them while bench runs). That is why
+    engine is still in use, so its children go without a death signal (the
+    group and subreaper sweeps still cover them while bench runs). That is why
     `compare --jobs N` runs its cells in worker processes, not threads
-    (parallel.py): each spawns from its own main thread. A command run once
-    per query uses the cheap launcher when there is one; a persistent engine,
-    started once, gets die_with, which also catches a bench that died between
-    fork and exec.
+    (parallel.py): each spawns from its own main thread.
     """
+    if per_query and guardian.ready():
+        return True, [], None
     if threading.current_thread() is not threading.main_thread():
-        return [], None
+        return False, [], None
     launcher = lifeline.death_launcher() if per_query else []
-    return launcher, None if launcher else lifeline.die_with(os.getpid())
+    return False, launcher, None if launcher else lifeline.die_with(os.getpid())
 
 
 def _nul_in(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str:
@@ -77,7 +82,7 @@ def spawn(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    launcher, preexec = _death_signal(per_query)
+    watched, launcher, preexec = _death_signal(per_query)
     try:
         if launcher:
             _check_executable(argv[0], cwd, full_env)
@@ -110,4 +115,6 @@ def spawn(argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None
     except subprocess.SubprocessError as exc:
         raise EngineUnavailable(f"{owner}: cannot start {argv[0]!r}: {exc}") from None
     reaper.own(proc.pid)
+    if watched:
+        guardian.watch(proc.pid)
     return proc
