@@ -15,7 +15,9 @@ the command ended is never signalled.
 The guardian holds nothing bench waits on and lives in its own session (a
 terminal's Ctrl-C is bench's to handle). The one gap is the moment between a
 command's fork and its registration: a bench SIGKILLed right then leaves that
-one command running to its own end. Linux only (pidfds, 5.3+); elsewhere
+one command running to its own end. A guardian that is itself killed is
+replaced at the next command (its socket refuses the message); a command
+registered in the instant it dies goes unwatched. Linux only (pidfds, 5.3+); elsewhere
 spawn.py falls back to setpriv or a preexec_fn.
 """
 
