@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
 import socket
 import subprocess
@@ -121,8 +122,11 @@ def watch(child: int) -> bool:
     global _unavailable
     try:
         fd = os.pidfd_open(child)
-    except OSError:
-        _unavailable = True
+    except OSError as exc:
+        # No pidfds in this kernel: stop trying. Anything else (out of descriptors,
+        # say) leaves this one command to bench's own teardown.
+        if exc.errno in (errno.ENOSYS, errno.EINVAL, errno.EPERM):
+            _unavailable = True
         return False
     try:
         for _attempt in range(2):
