@@ -42,7 +42,7 @@ sock = socket.socket(fileno=0)
 held = {}
 while True:
     try:
-        msg, fds, _, _ = socket.recv_fds(sock, 64, 4)
+        msg, fds, _, _ = socket.recv_fds(sock, 64, 1)
     except InterruptedError:
         continue
     except OSError:
@@ -59,8 +59,6 @@ while True:
         fd = held.pop(pid, None)
         if fd is not None:
             os.close(fd)
-    for extra in fds[1:]:
-        os.close(extra)
 for pid, fd in held.items():
     running = not select.select([fd], [], [], 0)[0]
     if running:  # its group's number is still its own: the whole group goes
@@ -102,10 +100,16 @@ class _Guardian:
             self.proc.wait(timeout=2)
 
 
+def _ours() -> _Guardian | None:
+    """The guardian this process started; not one a forked parent left in our memory."""
+    g = _guardian
+    return g if g is not None and g.owner == os.getpid() else None
+
+
 def pid() -> int | None:
     """The guardian's pid in this process, if one runs (for bookkeeping of children)."""
-    g = _guardian
-    return g.proc.pid if g is not None and g.owner == os.getpid() else None
+    g = _ours()
+    return g.proc.pid if g is not None else None
 
 
 def ready() -> bool:
@@ -145,8 +149,8 @@ def watch(child: int) -> bool:
 
 def release(child: int) -> None:
     """The command has been reaped: the guardian forgets it."""
-    g = _guardian
-    if g is None or g.owner != os.getpid():
+    g = _ours()
+    if g is None:
         return
     with contextlib.suppress(OSError):
         g.send(b"-%d" % child, [])
@@ -154,11 +158,11 @@ def release(child: int) -> None:
 
 def _current() -> _Guardian | None:
     global _guardian, _unavailable
-    g = _guardian
-    if g is not None and g.owner == os.getpid():
+    g = _ours()
+    if g is not None:
         return g
     with _lock:
-        if _guardian is None or _guardian.owner != os.getpid():
+        if _ours() is None:
             try:
                 _guardian = _Guardian()
             except OSError:
