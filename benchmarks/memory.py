@@ -34,11 +34,11 @@ import scaling  # noqa: E402
 from codesearch_bench import cli  # noqa: E402
 
 CHILD = r"""
-import sys
-from pathlib import Path
-from codesearch_bench import comparison as compare
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+from codesearch_bench.run import comparison as compare  # noqa: E402
 toml, root, work, out, corpus, specs, hold = sys.argv[1:8]
-result = compare.execute(compare.Options(
+result = compare.execute(compare.CompareOptions(
     engines=[Path(s) for s in specs.split(",")], corpora_file=Path(toml),
     corpora_root=Path(root), work=Path(work), json_out=Path(out), corpus=corpus,
     hold_outcomes=int(hold)))

@@ -16,7 +16,7 @@ Prints four figures, each measured side by side in this one run:
 4. accuracy: the peak RSS of a 200 MiB hog and the latency of a 50 ms sleeper
    as the harness reports them, against `/usr/bin/time -v` and a plain timer;
 5. what tying a one-shot command to bench costs per spawn: `/bin/true` run
-   through bench's process.run as it is (watched by the guardian), through
+   through bench's command.run as it is (watched by the guardian), through
    the setpriv launcher it used before (still the fallback), and by a plain
    subprocess.run.
 
@@ -45,17 +45,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from codesearch_bench import comparison as compare  # noqa: E402
-from codesearch_bench import runner, workdir  # noqa: E402
+from codesearch_bench import workdir  # noqa: E402
 from codesearch_bench.corpus.config import load_corpora  # noqa: E402
 from codesearch_bench.corpus.setup import setup as setup_corpus  # noqa: E402
-from codesearch_bench.engine import driver, process, state  # noqa: E402
+from codesearch_bench.engine import driver, state  # noqa: E402
 from codesearch_bench.engine.spec import load_spec  # noqa: E402
 from codesearch_bench.gold import queries  # noqa: E402
 from codesearch_bench.model import Span  # noqa: E402
+from codesearch_bench.processes import command  # noqa: E402
+from codesearch_bench.run import comparison as compare  # noqa: E402
+from codesearch_bench.run.cell import Cell, per_file_passes, run_cell  # noqa: E402
 
 NULL_ENGINE = """
-import json, sys
+import json, sys  # noqa: E402
 hits = [{"path": f"f{i}.py", "start": 1, "end": 3, "text": "x = 1"} for i in range(20)]
 line = json.dumps({"hits": hits}) + "\\n"
 for _ in sys.stdin:
@@ -80,8 +82,8 @@ def oneshot(corpora_root: Path, rounds: int) -> dict[str, float]:
     ctx = driver.Context(root=setup.tree, state=work / "plain", corpus="rich")
     ctx.state.mkdir(parents=True)
     commands = [driver.render_search(loaded, ctx, q.query, 20, pf)
-                for pf in runner.per_file_passes(loaded.spec.per_file) for q in qs.queries]
-    opts = compare.Options(engines=[loaded.file], corpora_file=REPO / "corpora.toml",
+                for pf in per_file_passes(loaded.spec.per_file) for q in qs.queries]
+    opts = compare.CompareOptions(engines=[loaded.file], corpora_file=REPO / "corpora.toml",
                            corpora_root=corpora_root, work=work, corpus="rich")
     compare.execute(opts)  # warm: gold cache, page cache, imports
     harness, plain = [], []
@@ -99,7 +101,7 @@ def oneshot(corpora_root: Path, rounds: int) -> dict[str, float]:
 
 
 # -- 2. persistent throughput ----------------------------------------------------
-def _null_cell(tmp: Path, n_queries: int) -> runner.Cell:
+def _null_cell(tmp: Path, n_queries: int) -> Cell:
     (tmp / "null.py").write_text(NULL_ENGINE)
     spec = tmp / "null.json"
     spec.write_text(json.dumps({
@@ -116,7 +118,7 @@ def _null_cell(tmp: Path, n_queries: int) -> runner.Cell:
                         gold=[queries.GoldRef(path=f"f{i % 25}.py", symbol=None)])
           for i in range(n_queries)]
     gold = {q.id: [Span(q.gold[0].path, 1, 3)] for q in qs}
-    return runner.Cell(loaded=load_spec(spec), corpus="null", corpus_pin="x", tree=tree,
+    return Cell(loaded=load_spec(spec), corpus="null", corpus_pin="x", tree=tree,
                        state=state.state_dir(tmp, "state", "null", "null"), lang="", queries=qs,
                        gold=gold, cutoffs=(5, 10, 20),
                        tree_files=20)
@@ -141,11 +143,11 @@ def _bare_client(tmp: Path, n_queries: int) -> float:
 def persistent(rounds: int, n_queries: int, profile: bool) -> dict[str, object]:
     tmp = Path(tempfile.mkdtemp(prefix="overhead-null-"))
     cell = _null_cell(tmp, n_queries)
-    runner.run_cell(cell)  # warm
+    run_cell(cell)  # warm
     through, bare = [], []
     for _ in range(rounds):
         start = time.perf_counter()
-        result = runner.run_cell(cell)
+        result = run_cell(cell)
         elapsed = time.perf_counter() - start
         assert result.failure is None and not any(o.error for o in result.passes[0].outcomes)
         through.append(elapsed / n_queries)
@@ -159,7 +161,7 @@ def persistent(rounds: int, n_queries: int, profile: bool) -> dict[str, object]:
     if profile:
         prof = cProfile.Profile()
         prof.enable()
-        runner.run_cell(cell)
+        run_cell(cell)
         prof.disable()
         buf = io.StringIO()
         pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
@@ -190,7 +192,7 @@ def accuracy(rounds: int) -> dict[str, float | None]:
            "b = bytearray(200 * 1024 * 1024)\nfor i in range(0, len(b), 4096): b[i] = 1\n"
            "import time; time.sleep(0.3)"]
     sleeper = [sys.executable, "-c", "import time; time.sleep(0.05)"]
-    ours = [process.run(hog, timeout=60).peak_rss_bytes or 0 for _ in range(rounds)]
+    ours = [command.run(hog, timeout=60).peak_rss_bytes or 0 for _ in range(rounds)]
     kernel: list[int] = []
     if Path("/usr/bin/time").exists():
         for _ in range(rounds):
@@ -201,7 +203,7 @@ def accuracy(rounds: int) -> dict[str, float | None]:
                 kernel.append(int(match.group(1)) * 1024)
     ours_lat, plain_lat = [], []
     for _ in range(rounds * 3):
-        ours_lat.append(process.run(sleeper, timeout=60).wall_s)
+        ours_lat.append(command.run(sleeper, timeout=60).wall_s)
         start = time.perf_counter()
         subprocess.run(sleeper, check=True)
         plain_lat.append(time.perf_counter() - start)
@@ -216,7 +218,7 @@ def accuracy(rounds: int) -> dict[str, float | None]:
 # -- 5. the death signal's cost per spawn ---------------------------------------------------
 def spawn_cost(rounds: int, n: int = 200) -> dict[str, float]:
     """Median ms per /bin/true: bench's path, the setpriv fallback, a plain subprocess.run."""
-    from codesearch_bench.engine import guardian, lifeline
+    from codesearch_bench.processes import guardian, lifeline
 
     true = shutil.which("true") or "/bin/true"
 
@@ -228,7 +230,7 @@ def spawn_cost(rounds: int, n: int = 200) -> dict[str, float]:
     def through_bench(watched: bool) -> list[float]:
         guardian._unavailable = not watched  # the switch spawn.py's fallback reads
         try:
-            return [timed(lambda: process.run([true], timeout=10)) for _ in range(n)]
+            return [timed(lambda: command.run([true], timeout=10)) for _ in range(n)]
         finally:
             guardian._unavailable = False
 

@@ -24,7 +24,7 @@ draw, then times, on a corpus with `source = "path"`:
     import start-up;
 * over Q (N fixed, `--fixed-files`, default 1,000):
   - gold cold and warm, as above;
-  - harness: `runner.run_cell` with a persistent null engine that answers
+  - harness: `run_cell` with a persistent null engine that answers
     instantly (as benchmarks/overhead.py's `_null_cell`, but on the generated
     tree, with the resolved gold), against a bare JSON-lines client to the
     same engine; harness added = the difference.
@@ -59,7 +59,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from codesearch_bench import cli, runner  # noqa: E402
+from codesearch_bench import cli  # noqa: E402
 from codesearch_bench.corpus import fingerprint as fp  # noqa: E402
 from codesearch_bench.corpus.config import Corpus, load_corpora  # noqa: E402
 from codesearch_bench.corpus.layout import CorpusDir  # noqa: E402
@@ -69,6 +69,7 @@ from codesearch_bench.engine import state  # noqa: E402
 from codesearch_bench.engine.spec import load_spec  # noqa: E402
 from codesearch_bench.gold import grammars, queries  # noqa: E402
 from codesearch_bench.gold.sets import resolve_set  # noqa: E402
+from codesearch_bench.run.cell import Cell, run_cell  # noqa: E402
 
 SUPERLINEAR = 1.15
 FILES_PER_FOLDER = 100
@@ -84,7 +85,7 @@ VERBS = ["Compute", "Collect", "Summarize", "Normalize", "Estimate", "Assemble",
          "Aggregate", "Validate", "Project"]
 
 NULL_ENGINE = """
-import json, sys
+import json, sys  # noqa: E402
 paths = json.loads(sys.argv[1])
 hits = [{"path": p, "start": 1, "end": 3, "text": "x = 1"} for p in paths]
 line = json.dumps({"hits": hits}) + "\\n"
@@ -275,8 +276,8 @@ class NullEngine:
                       "text": "text"},
         }))
 
-    def cell(self, qs: queries.QuerySet, gold: dict[str, Any], n_files: int) -> runner.Cell:
-        return runner.Cell(loaded=load_spec(self.spec), corpus="scale", corpus_pin="x",
+    def cell(self, qs: queries.QuerySet, gold: dict[str, Any], n_files: int) -> Cell:
+        return Cell(loaded=load_spec(self.spec), corpus="scale", corpus_pin="x",
                            tree=self.tree, state=state.state_dir(self.base, "state", "null",
                                                                  "scale"),
                            lang="", queries=qs.queries, gold=gold, cutoffs=(5, 10, 20),
@@ -298,9 +299,9 @@ class NullEngine:
         return elapsed
 
 
-def harness(engine: NullEngine, cell: runner.Cell) -> float:
+def harness(engine: NullEngine, cell: Cell) -> float:
     def go() -> None:
-        result = runner.run_cell(cell)
+        result = run_cell(cell)
         if result.failure is not None or any(o.error for o in result.passes[0].outcomes):
             raise RuntimeError(f"null engine run failed: {result.failure}")
     return timed(go)

@@ -26,15 +26,15 @@ import json, sys, tempfile, time
 from pathlib import Path
 root = Path(sys.argv[1]).resolve()
 sys.path.insert(0, str(root / "benchmarks"))
-import overhead  # puts root/src first on sys.path
-from codesearch_bench import runner
-assert Path(runner.__file__).is_relative_to(root), runner.__file__
+import overhead  # puts root/src first on sys.path  # noqa: E402
+from codesearch_bench.run.cell import run_cell  # noqa: E402
+assert Path(cell.__file__).is_relative_to(root), cell.__file__
 cell = overhead._null_cell(Path(tempfile.mkdtemp(prefix="versus-")), int(sys.argv[2]))
-runner.run_cell(cell)
+run_cell(cell)
 times = []
 for _ in range(3):
     start = time.perf_counter()
-    runner.run_cell(cell)
+    run_cell(cell)
     times.append(time.perf_counter() - start)
 print(json.dumps(min(times) / int(sys.argv[2]) * 1000))
 """

@@ -1,6 +1,6 @@
 """The MCP bridge's configuration: a bridge.json loaded, checked and rendered.
 
-Templates are bench's own (codesearch_bench.engine.templating: jinja2 in its
+Templates are bench's own (codesearch_bench.engine.templates.rendering: jinja2 in its
 sandbox, StrictUndefined), so a bridge config writes `{{ root }}` exactly as
 an engine spec does. Every template is checked when the config loads, so an
 unknown variable is an error naming the file and the field. The old bridge
@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from codesearch_bench.engine import templating
 from codesearch_bench.engine.spec import ParseSpec
+from codesearch_bench.engine.templates import rendering
 
 MODES = ("structured", "json_text", "markdown", "blob")
 HIT_FIELDS = ("path", "start", "end", "text", "score")
@@ -55,13 +55,13 @@ def render(template: Any, context: Mapping[str, Any]) -> Any:
     """Every string of a JSON value rendered; `"{{ name }}"` alone keeps the value's type.
 
     So `"limit": "{{ n }}"` sends the integer, as a tool's input schema expects.
-    Raises templating.TemplateProblem.
+    Raises rendering.TemplateProblem.
     """
     if isinstance(template, str):
         whole = _WHOLE.match(template)
         if whole and whole.group(1) in context:
             return context[whole.group(1)]
-        return templating.render(template, context)
+        return rendering.render(template, context)
     if isinstance(template, list):
         return [render(item, context) for item in template]
     if isinstance(template, dict):
@@ -73,7 +73,7 @@ def render_request(template: Any, context: Mapping[str, Any], where: str) -> Any
     """render() for one request: a problem fails that request only."""
     try:
         return render(template, context)
-    except templating.TemplateProblem as exc:
+    except rendering.TemplateProblem as exc:
         raise ToolFailure(f"{where}: {exc}") from None
 
 
@@ -98,8 +98,8 @@ def check(value: Any, allowed: Iterable[str], path: str, where: str) -> None:
                 f"{path}: `{name}`: {old.group(0)} is the old bridge placeholder syntax; "
                 f"templates are bench's: write {{{{ {old.group(1)} }}}}")
         try:
-            templating.check(text, allowed)
-        except templating.TemplateProblem as exc:
+            rendering.check(text, allowed)
+        except rendering.TemplateProblem as exc:
             raise BridgeError(f"{path}: `{name}`: {exc}") from None
 
 

@@ -2,7 +2,7 @@
 
 structured, json_text: the document (the result's structuredContent, or its
     text parsed as JSON) is read by bench's own parser
-    (codesearch_bench.engine.parse) with the ParseSpec the config's `extract`
+    (codesearch_bench.engine.output.parse) with the ParseSpec the config's `extract`
     block makes: the same field paths, the same line and score coercion and
     the same `error` field as an engine spec's parse section.
 markdown: bridge-specific, because ParseSpec's regex format matches line by
@@ -21,7 +21,7 @@ from typing import Any
 from enginekit import brief, log
 from mcpbridge_config import Config, ToolFailure, render_request
 
-from codesearch_bench.engine.parse import lookup, parse
+from codesearch_bench.engine.output.parse import lookup, parse
 from codesearch_bench.engine.spec import ParseSpec
 
 PROG = "mcp-bridge"

@@ -25,8 +25,8 @@ def alive(pid: int) -> bool:
 
 def children() -> list[psutil.Process]:
     """Children of the test process that still exist, zombies included; not the
-    guardian (engine/guardian.py), which bench starts once and keeps to its end."""
-    from codesearch_bench.engine import guardian
+    guardian (processes/guardian.py), which bench starts once and keeps to its end."""
+    from codesearch_bench.processes import guardian
 
     out = []
     for child in psutil.Process().children():

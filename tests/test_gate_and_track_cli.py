@@ -42,7 +42,7 @@ def test_track_jsonl_appends_a_line_per_row(tmp_path: Path) -> None:
     log = tmp_path / "runs" / "runs.jsonl"
     args = ["compare", "--corpora-file", str(toml), "--work", str(tmp_path / "w"),
             "--engine", str(_spec(tmp_path)), "--json", str(tmp_path / "out.json"),
-            "--track", f"jsonl:{log}"]
+            "--log-to", f"jsonl:{log}"]
     assert main(args) == 0
     assert main(args) == 0
     lines = [json.loads(line) for line in log.read_text().splitlines()]

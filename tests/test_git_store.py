@@ -23,7 +23,7 @@ from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import Corpus, load_corpora
 from codesearch_bench.corpus.setup import invalidate, setup
 from codesearch_bench.corpus.sources import gitstore
-from codesearch_bench.datasets import budget
+from codesearch_bench.datasets import fitting
 from codesearch_bench.datasets.base import ImportedCorpus, Suite
 from codesearch_bench.errors import CorpusError, UsageError
 
@@ -234,12 +234,12 @@ def test_max_tasks_auto_drops_what_the_disk_cannot_hold(
     corpora = load_corpora(out / "corpora.toml")
     assert list(corpora) == ["swe-acme__app-1", "swe-acme__app-3", "swe-acme__app-4"]
     provenance = corpora["swe-acme__app-1"].spec.provenance
-    assert provenance is not None and provenance["dropped"][budget.DISK_REASON] == 1
+    assert provenance is not None and provenance["dropped"][fitting.DISK_REASON] == 1
     text = " ".join(capsys.readouterr().out.split())
-    assert f"dropped 1: {budget.DISK_REASON}" in text and "1 left out" in text
+    assert f"dropped 1: {fitting.DISK_REASON}" in text and "1 left out" in text
     _disk(monkeypatch, 1 << 30)
     with pytest.raises(UsageError, match="no task fits"):
-        budget.fit(Suite("x", [ImportedCorpus("t", {}, [], git=("u", "1" * 40))], {}),
+        fitting.fit(Suite("x", [ImportedCorpus("t", {}, [], git=("u", "1" * 40))], {}),
                    max_tasks=None, root=tmp_path / "c")
 
 
@@ -255,7 +255,7 @@ def test_the_estimate_comes_from_a_tree_already_set_up(
     # Room for a few such trees, far less than one default-sized one.
     _disk(monkeypatch, (1 << 30) + 5 * tree)
     tasks = [ImportedCorpus(f"t{i}", {}, [], git=(url, sha)) for i, sha in enumerate(shas)]
-    suite, room = budget.fit(Suite("x", tasks, {}), max_tasks=None, root=root)
+    suite, room = fitting.fit(Suite("x", tasks, {}), max_tasks=None, root=root)
     # The first commit is in the store (one tree); the others one tree and a tenth each.
     assert [c.name for c in suite.corpora] == ["t0", "t1", "t2"]
     assert room.dropped == 0 and room.needed == tree + 2 * (tree + tree // 10)

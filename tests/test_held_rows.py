@@ -1,6 +1,6 @@
 """Rows held slim past a bound of outcomes: the same statistics, the same file.
 
-`bench compare` keeps at most `Options.hold_outcomes` outcomes in memory with
+`bench compare` keeps at most `CompareOptions.hold_outcomes` outcomes in memory with
 their per-slot detail; the cells past it are held slim and written to the
 result file from the journal, a cell at a time (results/held.py, write.py).
 """
@@ -17,19 +17,19 @@ import pytest
 from minicorpus import make_corpus
 from test_behaviour_golden import quality
 
-from codesearch_bench import comparison as compare
-from codesearch_bench import runner
 from codesearch_bench.engine.spec import load_spec
 from codesearch_bench.results import journal, spool, write
 from codesearch_bench.results.held import HeldRows
 from codesearch_bench.results.schema import ResultFile
+from codesearch_bench.run import cell as cell_module
+from codesearch_bench.run import comparison as compare
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = [REPO / "engines" / "grep.json", REPO / "engines" / "bm25.json"]
 
 
 def _run(tmp: Path, toml: Path, tag: str, **extra: object) -> compare.Outcome:
-    return compare.execute(compare.Options(
+    return compare.execute(compare.CompareOptions(
         engines=ENGINES, corpora_file=toml, corpora_root=tmp / "corpora", work=tmp / tag,
         json_out=tmp / f"{tag}.json", **extra))  # type: ignore[arg-type]
 
@@ -63,12 +63,12 @@ def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path,
 def test_a_spooled_cell_holds_its_outcomes_slim_and_writes_them_whole(tmp_path: Path) -> None:
     toml = make_corpus(tmp_path, "alpha")
     result = _run(tmp_path, toml, "run").result
-    opts = compare.Options(engines=ENGINES[:1], corpora_file=toml,
+    opts = compare.CompareOptions(engines=ENGINES[:1], corpora_file=toml,
                            corpora_root=tmp_path / "corpora", work=tmp_path / "run")
     (ready,) = compare._plans(opts, compare.Events(), [], compare.load_specs(ENGINES[:1], []))
     cell = compare._cell(ready, load_spec(ENGINES[0]), opts)
     spooled_cell = dataclasses.replace(cell, spool=tmp_path / "spool")
-    done = runner.run_cell(spooled_cell)
+    done = cell_module.run_cell(spooled_cell)
     held = [o for p in done.passes for o in p.outcomes]
     assert held and all(not o.slots and not o.gold and not o.file_gains for o in held)
     assert done.spooled is not None and [o for o, _ in done.spooled.at] == held
@@ -119,13 +119,13 @@ def test_the_streamed_text_is_a_whole_model_dump(tmp_path: Path) -> None:
 @pytest.mark.hostile
 def test_a_spool_that_cannot_be_written_fails_its_cell_with_the_reason(tmp_path: Path) -> None:
     toml = make_corpus(tmp_path, "alpha")
-    opts = compare.Options(engines=ENGINES[:1], corpora_file=toml,
+    opts = compare.CompareOptions(engines=ENGINES[:1], corpora_file=toml,
                            corpora_root=tmp_path / "corpora", work=tmp_path / "run")
     (ready,) = compare._plans(opts, compare.Events(), [], compare.load_specs(ENGINES[:1], []))
     cell = compare._cell(ready, load_spec(ENGINES[0]), opts)
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    done = runner.run_cell(dataclasses.replace(cell, spool=blocked / "spool"))
+    done = cell_module.run_cell(dataclasses.replace(cell, spool=blocked / "spool"))
     assert done.failure is not None and done.spooled is None
     assert f"cannot write this cell's outcomes to {blocked / 'spool'}" in done.failure.message
 
@@ -139,7 +139,7 @@ def test_an_interrupt_mid_spooled_cell_resumes_to_the_same_file(
     whole = _run(tmp_path, toml, "whole")
     asked = len(whole.result.rows[0].queries)
     calls = {"n": 0}
-    evaluate = runner.evaluate
+    evaluate = cell_module.evaluate
 
     def cut_off(*args: object, **kwargs: object) -> object:
         calls["n"] += 1
@@ -148,13 +148,13 @@ def test_an_interrupt_mid_spooled_cell_resumes_to_the_same_file(
             raise KeyboardInterrupt
         return evaluate(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner, "evaluate", cut_off)
+    monkeypatch.setattr(cell_module, "evaluate", cut_off)
     cut = _run(tmp_path, toml, "cut", hold_outcomes=0)
     assert cut.interrupted
     log = journal.path_for(tmp_path / "cut.json")
     _, cells, bad = journal.read(log)
     assert [c.engine for c in cells] == ["grep"] and bad == 0
-    monkeypatch.setattr(runner, "evaluate", evaluate)
+    monkeypatch.setattr(cell_module, "evaluate", evaluate)
     resumed = _run(tmp_path, toml, "cut", hold_outcomes=0, resume=tmp_path / "cut.json")
     assert not resumed.interrupted
     def measured(name: str) -> list[dict[str, Any]]:

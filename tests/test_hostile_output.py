@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
-from codesearch_bench.engine import parse as parse_module
-from codesearch_bench.engine import records
-from codesearch_bench.engine.parse import MAX_ERRORS, ParseResult, parse
+from codesearch_bench.engine.output import parse as parse_module
+from codesearch_bench.engine.output import records
+from codesearch_bench.engine.output.parse import MAX_ERRORS, ParseResult, parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.model import Hit
 from codesearch_bench.results.schema import QueryOutcome, ResultFile, SlotOut

@@ -23,15 +23,15 @@ import pytest
 from helpers import FAKES, alive, children, fake, new_children
 from minicorpus import make_corpus
 
-from codesearch_bench.engine import guardian, lifeline, process, reaper
 from codesearch_bench.engine.session import EngineSession
 from codesearch_bench.errors import CommandRejected, EngineUnavailable
+from codesearch_bench.processes import command, guardian, lifeline, reaper
 
 pytestmark = pytest.mark.hostile
 
 HOSTILE = FAKES / "hostile_engine.py"
 PARSE = {"format": "json", "results": "hits", "start": "start", "end": "end"}
-GRACE = process.DEFAULT_GRACE  # what bench waits between TERM and KILL
+GRACE = command.DEFAULT_GRACE  # what bench waits between TERM and KILL
 
 
 def wait_for(path: Path, timeout: float = 10.0) -> None:
@@ -267,10 +267,10 @@ def test_sigkill_of_the_parent_kills_a_oneshot_engine_either_way(
     cleanup.append(pids)
     engine = fake("hostile_engine.py", "--oneshot", "retry", "--pidfile", str(pids),
                   "--hang-on", "1", "--marker", str(hung))
-    code = ("import sys; from codesearch_bench.engine import guardian, lifeline, process\n"
+    code = ("import sys; from codesearch_bench.processes import guardian, lifeline, command\n"
             f"guardian._unavailable = {launcher != 'guardian'}\n"
             f"if {launcher == 'preexec_fn'}: lifeline._launcher = []\n"
-            f"process.run({engine!r}, timeout=60)\n")
+            f"command.run({engine!r}, timeout=60)\n")
     parent = _parent(code)
     try:
         wait_for(hung)
@@ -290,8 +290,8 @@ def test_sigkill_of_the_parent_kills_a_oneshot_commands_whole_group(
     cleanup += [pids, kids]
     engine = fake("hostile_engine.py", "--oneshot", "retry", "--pidfile", str(pids),
                   "--group-child", str(kids), "--hang-on", "1", "--marker", str(hung))
-    parent = _parent(f"from codesearch_bench.engine import process\n"
-                     f"process.run({engine!r}, timeout=60)\n")
+    parent = _parent(f"from codesearch_bench.processes import command\n"
+                     f"command.run({engine!r}, timeout=60)\n")
     try:
         wait_for(hung)
         wait_for(kids)
@@ -307,8 +307,8 @@ def test_sigkill_of_the_parent_kills_a_oneshot_commands_whole_group(
 def test_the_guardian_ends_with_bench() -> None:
     if not guardian.ready():
         pytest.skip("no pidfds here: commands cannot be watched")
-    parent = _parent("import sys; from codesearch_bench.engine import guardian, process\n"
-                     "process.run([sys.executable, '-c', 'pass'], timeout=60)\n"
+    parent = _parent("import sys; from codesearch_bench.processes import guardian, command\n"
+                     "command.run([sys.executable, '-c', 'pass'], timeout=60)\n"
                      "print(guardian.pid(), flush=True)\n")
     try:
         out, _ = parent.communicate(timeout=30)
@@ -328,7 +328,7 @@ def test_a_killed_guardian_is_replaced(tmp_path: Path, cleanup: list[Path],
     os.kill(first, signal.SIGKILL)
     # Dead, not dying: a message sent in the instant before it dies is lost with it.
     assert gone_within(first, 5.0)
-    assert process.run([sys.executable, "-c", "pass"], timeout=30).returncode == 0
+    assert command.run([sys.executable, "-c", "pass"], timeout=30).returncode == 0
     second = guardian.pid()
     assert second not in (None, first) and alive(second)
     assert not alive(first)  # reaped, not left a zombie
@@ -412,7 +412,7 @@ ARG_MAX = os.sysconf("SC_ARG_MAX")
 def test_refused_command_is_command_rejected(argv: list[str], env: dict[str, str] | None,
                                              why: str, no_leftovers: None) -> None:
     with pytest.raises(CommandRejected) as info:
-        process.run([sys.executable, "-c", "pass", *argv], timeout=5, env=env,
+        command.run([sys.executable, "-c", "pass", *argv], timeout=5, env=env,
                     owner="engine 'big'")
     assert "engine 'big'" in info.value.message and why in info.value.message
     assert not isinstance(info.value, EngineUnavailable)
@@ -482,7 +482,7 @@ def test_sigint_during_a_oneshot_cleanup_kills_the_tree_now(
     sender = _signal_soon(signal.SIGINT, 2, 0.3, when=hung)
     began = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        process.run(argv, timeout=30, grace=10.0)
+        command.run(argv, timeout=30, grace=10.0)
     sender.join()
     assert time.monotonic() - began < 5.0  # not INT + 10 s + TERM + 10 s
     assert not alive(pids_in(pids)[0])

@@ -21,9 +21,10 @@ import pytest
 from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
-from codesearch_bench.engine import budget, driver, templating
+from codesearch_bench.engine import driver
 from codesearch_bench.engine.driver import Context, Searcher
 from codesearch_bench.engine.spec import LoadedSpec, load_spec
+from codesearch_bench.engine.templates import allowance, rendering
 from codesearch_bench.errors import CommandRejected, SpecError
 from codesearch_bench.results.schema import ResultFile
 
@@ -360,18 +361,18 @@ def test_render_budget_is_per_render() -> None:
     """A long query may be rendered for every query of a run: nothing accumulates."""
     start = time.monotonic()
     for _ in range(200):
-        assert templating.render("--q={{ query }}", {"query": LONG}) == "--q=" + LONG
+        assert rendering.render("--q={{ query }}", {"query": LONG}) == "--q=" + LONG
     assert time.monotonic() - start < 2.0
-    with pytest.raises(templating.TemplateProblem, match="repeating a value"):
-        templating.render("{{ query * 100 }}", {"query": LONG})
+    with pytest.raises(rendering.TemplateProblem, match="repeating a value"):
+        rendering.render("{{ query * 100 }}", {"query": LONG})
 
 
 def test_clock_is_a_backstop_that_spares_ordinary_templates(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(budget, "MAX_SECONDS", 0.0)
-    assert templating.render("{{ query|upper }}-{{ n * 2 }}", {"query": "q", "n": 2}) == "Q-4"
-    with pytest.raises(templating.TemplateProblem, match=r"took longer than 0\.0s"):
-        templating.render("{% for i in range(5000) %}{% endfor %}", {})
+    monkeypatch.setattr(allowance, "MAX_SECONDS", 0.0)
+    assert rendering.render("{{ query|upper }}-{{ n * 2 }}", {"query": "q", "n": 2}) == "Q-4"
+    with pytest.raises(rendering.TemplateProblem, match=r"took longer than 0\.0s"):
+        rendering.render("{% for i in range(5000) %}{% endfor %}", {})
 
 
 # -- the same queries where they are fine: stdin and persistent mode ------------
@@ -452,11 +453,11 @@ def test_nul_from_a_variable_in_env_fails_the_query(tmp_path: Path) -> None:
 
 def test_refusal_by_spawn_is_caught_too(tmp_path: Path, ctx: Context,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """process.spawn raises CommandRejected for what a pre-check could still miss."""
+    """spawning raises CommandRejected for what a pre-check could still miss."""
     def refuse(*args: object, **kwargs: object) -> None:
         raise CommandRejected("engine 'victim' search: exec said E2BIG")
 
-    monkeypatch.setattr(driver.process, "run", refuse)
+    monkeypatch.setattr(driver.command, "run", refuse)
     result = Searcher(load(tmp_path), ctx).search("settings", 5, 1)
     assert result.rejected and result.error is not None
     assert result.error.startswith("engine 'victim' search: exec said E2BIG; pass long")

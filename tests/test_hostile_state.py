@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from minicorpus import SOURCES, make_corpus
 
-from codesearch_bench import runner
 from codesearch_bench.cli import main
 from codesearch_bench.corpus import fingerprint
 from codesearch_bench.corpus.config import load_corpora
@@ -31,6 +30,7 @@ from codesearch_bench.engine.driver import Context
 from codesearch_bench.engine.spec import load_spec
 from codesearch_bench.errors import EngineFailed
 from codesearch_bench.results.schema import ResultFile
+from codesearch_bench.run.cell import ensure_index
 
 pytestmark = pytest.mark.hostile
 
@@ -215,7 +215,7 @@ def test_ensure_index_with_the_state_replaced_by_a_symlink(tmp_path: Path,
                   corpus="t")
     for reindex in (False, True, False):
         with pytest.raises(EngineFailed, match="replaced its state dir") as exc:
-            runner.ensure_index(loaded, ctx, "pin", reindex=reindex)
+            ensure_index(loaded, ctx, "pin", reindex=reindex)
         assert str(sentinel) in str(exc.value)
         assert snapshot(sentinel) == before, f"sentinel changed (reindex={reindex})"
         assert ctx.state.is_symlink()  # the engine's doing; the next run removes it again

@@ -10,7 +10,7 @@ import pytest
 
 from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import load_corpora
-from codesearch_bench.datasets.base import Options
+from codesearch_bench.datasets.base import ImportOptions
 from codesearch_bench.datasets.beir import doc_path, load
 from codesearch_bench.errors import UsageError
 from codesearch_bench.results.schema import ResultFile
@@ -90,7 +90,7 @@ def test_bad_input_names_the_file(tmp_path: Path) -> None:
     folder = _dataset(tmp_path)
     (folder / "qrels" / "test.tsv").write_text("q1\td1\n")
     with pytest.raises(UsageError) as err:
-        load(Options(source=folder))
+        load(ImportOptions(source=folder))
     assert "test.tsv:1" in str(err.value)
     assert main(["import", "beir", "--from", str(tmp_path / "nowhere"),
                  "--out", str(tmp_path / "o")]) == 2

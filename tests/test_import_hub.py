@@ -25,7 +25,7 @@ import pytest
 from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import load_corpora
 from codesearch_bench.datasets import IMPORTERS, beir, hub, lca, repoqa, swebench
-from codesearch_bench.datasets.base import HubSource, Options, Suite
+from codesearch_bench.datasets.base import HubSource, ImportOptions, Suite
 from codesearch_bench.errors import CorpusError, UsageError
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -115,10 +115,10 @@ def test_swebench_loads_the_pinned_variant(tmp_path: Path,
     lite = swebench.HUB.variants["lite"]
     fake = FakeHub({(lite.id, None, "test"): SWE_ROWS})
     _install(monkeypatch, fake)
-    suite = hub.load(IMPORTERS["swebench"], Options(source=Path()), variant="lite")
+    suite = hub.load(IMPORTERS["swebench"], ImportOptions(source=Path()), variant="lite")
     assert fake.calls == [{"path": "SWE-bench/SWE-bench_Lite", "name": None, "split": "test",
                            "revision": lite.revision}]
-    _same_suite(suite, swebench.load(Options(source=_jsonl(tmp_path / "lite.jsonl",
+    _same_suite(suite, swebench.load(ImportOptions(source=_jsonl(tmp_path / "lite.jsonl",
                                                            SWE_ROWS))))
     assert suite.provenance["hub"] == {
         "id": "SWE-bench/SWE-bench_Lite", "revision": lite.revision, "config": "default",
@@ -149,10 +149,10 @@ def test_lca_loads_the_named_configuration(tmp_path: Path,
     java = lca.HUB.variants["java"]
     fake = FakeHub({(java.id, "java", "dev"): LCA_ROWS})
     _install(monkeypatch, fake)
-    suite = hub.load(IMPORTERS["lca"], Options(source=Path(), split="dev"), variant="java")
+    suite = hub.load(IMPORTERS["lca"], ImportOptions(source=Path(), split="dev"), variant="java")
     assert fake.calls == [{"path": "JetBrains-Research/lca-bug-localization", "name": "java",
                            "split": "dev", "revision": java.revision}]
-    _same_suite(suite, lca.load(Options(source=_jsonl(tmp_path / "lca.jsonl", LCA_ROWS))))
+    _same_suite(suite, lca.load(ImportOptions(source=_jsonl(tmp_path / "lca.jsonl", LCA_ROWS))))
     assert suite.corpora[0].languages == ["java"]
     assert suite.provenance["hub"]["config"] == "java"
     assert suite.provenance["hub"]["rows"] == {"java/dev": 1}
@@ -164,7 +164,7 @@ def test_beir_loads_the_dataset_hub_names(tmp_path: Path,
                     ("acme/toy-beir", "queries", "queries"): QUERY_ROWS,
                     ("acme/toy-beir", None, "test"): QRELS_ROWS})
     _install(monkeypatch, fake)
-    suite = hub.load(IMPORTERS["beir"], Options(source=Path()), ref=f"acme/toy-beir@{SHA}")
+    suite = hub.load(IMPORTERS["beir"], ImportOptions(source=Path()), ref=f"acme/toy-beir@{SHA}")
     assert [(c["name"], c["split"]) for c in fake.calls] == [
         ("corpus", "corpus"), ("queries", "queries"), (None, "test")]
     assert {c["revision"] for c in fake.calls} == {SHA}
@@ -174,7 +174,7 @@ def test_beir_loads_the_dataset_hub_names(tmp_path: Path,
     (folder / "qrels").mkdir()
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n"
                                                "q1\tc1\t1\nq2\tc2\t1\n")
-    from_file = beir.load(Options(source=folder))
+    from_file = beir.load(ImportOptions(source=folder))
     _same_suite(suite, from_file)
     assert suite.provenance["files"] == from_file.provenance["files"]  # the same bytes
     assert suite.provenance["hub"]["rows"] == {"corpus/corpus": 2, "queries/queries": 2,
@@ -185,10 +185,10 @@ def test_beir_loads_the_dataset_hub_names(tmp_path: Path,
 def test_beir_needs_a_named_and_pinned_dataset(monkeypatch: pytest.MonkeyPatch) -> None:
     _install(monkeypatch, FakeHub({}))
     with pytest.raises(UsageError, match=r"--hub ID@REVISION") as err:
-        hub.load(IMPORTERS["beir"], Options(source=Path()))
+        hub.load(IMPORTERS["beir"], ImportOptions(source=Path()))
     assert "--from" in str(err.value)
     with pytest.raises(UsageError, match="full"):  # a branch name is not a pin
-        hub.load(IMPORTERS["beir"], Options(source=Path()), ref="acme/toy-beir@main")
+        hub.load(IMPORTERS["beir"], ImportOptions(source=Path()), ref="acme/toy-beir@main")
 
 
 def test_repoqa_has_no_hub_and_names_the_release_file(
@@ -196,7 +196,7 @@ def test_repoqa_has_no_hub_and_names_the_release_file(
     _install(monkeypatch, FakeHub({}))
     assert IMPORTERS["repoqa"].hub is None
     with pytest.raises(UsageError) as err:
-        hub.load(IMPORTERS["repoqa"], Options(source=Path()))
+        hub.load(IMPORTERS["repoqa"], ImportOptions(source=Path()))
     assert "repoqa-2024-06-23.json.gz" in str(err.value) and "--from" in str(err.value)
     assert repoqa.RELEASE in str(err.value)
     assert main(["import", "repoqa"]) == 2
@@ -207,7 +207,7 @@ def test_without_the_library_the_error_names_the_extra(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "datasets", None)  # `import datasets` fails
     with pytest.raises(UsageError) as err:
-        hub.load(IMPORTERS["swebench"], Options(source=Path()))
+        hub.load(IMPORTERS["swebench"], ImportOptions(source=Path()))
     assert "pip install 'codesearch-bench[datasets]'" in str(err.value)
     assert "--from" in str(err.value)
     assert main(["import", "lca"]) == 2
@@ -220,7 +220,7 @@ def test_a_failed_load_is_a_clean_error(monkeypatch: pytest.MonkeyPatch,
                               "(LocalEntryNotFoundError)")
     _install(monkeypatch, FakeHub({}, error=offline))
     with pytest.raises(CorpusError) as err:
-        hub.load(IMPORTERS["swebench"], Options(source=Path()))
+        hub.load(IMPORTERS["swebench"], ImportOptions(source=Path()))
     text = str(err.value)
     assert "ConnectionError: Couldn't reach" in text
     assert "SWE-bench/SWE-bench_Verified@91aa3ed51b70" in text
@@ -233,7 +233,7 @@ def test_a_failed_load_is_a_clean_error(monkeypatch: pytest.MonkeyPatch,
 def test_a_split_the_revision_lacks_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     _install(monkeypatch, FakeHub({}))
     with pytest.raises(CorpusError, match=r"Unknown split \"train\"") as err:
-        hub.load(IMPORTERS["lca"], Options(source=Path(), split="train"))
+        hub.load(IMPORTERS["lca"], ImportOptions(source=Path(), split="train"))
     assert "--split" in str(err.value)
 
 
@@ -243,14 +243,14 @@ def test_variants_and_from_do_not_mix(tmp_path: Path, monkeypatch: pytest.Monkey
     assert main(["import", "swebench", "--from", str(rows), "--variant", "lite",
                  "--out", str(tmp_path / "o")]) == 2
     with pytest.raises(UsageError, match="variants: full, lite, verified"):
-        hub.load(IMPORTERS["swebench"], Options(source=Path()), variant="mini")
+        hub.load(IMPORTERS["swebench"], ImportOptions(source=Path()), variant="mini")
 
 
 def test_hub_overrides_the_pin_and_keeps_the_variant_config(
         monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeHub({("mirror/lca", "kt", "test"): LCA_ROWS})
     _install(monkeypatch, fake)
-    suite = hub.load(IMPORTERS["lca"], Options(source=Path()), variant="kt",
+    suite = hub.load(IMPORTERS["lca"], ImportOptions(source=Path()), variant="kt",
                      ref=f"mirror/lca@{SHA}")
     assert fake.calls == [{"path": "mirror/lca", "name": "kt", "split": "test",
                            "revision": SHA}]

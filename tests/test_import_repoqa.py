@@ -10,7 +10,7 @@ import pytest
 
 from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import load_corpora
-from codesearch_bench.datasets.base import Options
+from codesearch_bench.datasets.base import ImportOptions
 from codesearch_bench.datasets.repoqa import load
 from codesearch_bench.errors import UsageError
 from codesearch_bench.results.schema import ResultFile
@@ -69,7 +69,7 @@ def _release(base: Path, gz: bool = False) -> Path:
 
 
 def test_each_repository_is_a_corpus_and_each_needle_a_query(tmp_path: Path) -> None:
-    suite = load(Options(source=_release(tmp_path, gz=True)))
+    suite = load(ImportOptions(source=_release(tmp_path, gz=True)))
     by_name = {c.name: c for c in suite.corpora}
     assert set(by_name) == {"repoqa-python-acme-pool", "repoqa-rust-acme-walker"}
     pool = by_name["repoqa-python-acme-pool"]
@@ -104,6 +104,6 @@ def test_bad_files_say_what_they_are(tmp_path: Path) -> None:
     bad = tmp_path / "x.json"
     bad.write_text("[1, 2]")
     with pytest.raises(UsageError, match="expected an object"):
-        load(Options(source=bad))
+        load(ImportOptions(source=bad))
     with pytest.raises(UsageError, match="no language go"):
-        load(Options(source=_release(tmp_path), languages=["go"]))
+        load(ImportOptions(source=_release(tmp_path), languages=["go"]))

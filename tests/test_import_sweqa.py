@@ -14,7 +14,7 @@ import pytest
 from codesearch_bench.cli import main
 from codesearch_bench.corpus.config import load_corpora
 from codesearch_bench.datasets import sweqa
-from codesearch_bench.datasets.base import Options
+from codesearch_bench.datasets.base import ImportOptions
 from codesearch_bench.errors import UsageError
 from codesearch_bench.results.schema import ResultFile
 
@@ -128,7 +128,7 @@ def _pro_rows(path: Path, sha: str) -> Path:
 def test_pro_rows_keep_cited_files_qa_type_and_provenance(tmp_path: Path) -> None:
     sha = _clone(_mkdir(tmp_path / "clones" / "acme" / "app"))
     rows = _pro_rows(tmp_path / "test.jsonl", sha)
-    suite = sweqa.load(Options(source=rows, repos=tmp_path / "clones"))
+    suite = sweqa.load(ImportOptions(source=rows, repos=tmp_path / "clones"))
     (corpus,) = suite.corpora
     assert corpus.name == "sweqa-pro-app" and corpus.files == {}
     assert corpus.git == ("https://github.com/acme/app", sha)
@@ -167,7 +167,7 @@ def test_swe_qa_files_take_their_pins_from_repo_commit_txt(tmp_path: Path) -> No
         "answer": "The helper in src/app/util.py, called from core.py."}) + "\n")
     (bench / "ghost.jsonl").write_text(json.dumps({
         "question": "Not in the pin list", "answer": "src/app/util.py"}) + "\n")
-    suite = sweqa.load(Options(source=checkout, repos=tmp_path / "repos"))
+    suite = sweqa.load(ImportOptions(source=checkout, repos=tmp_path / "repos"))
     (corpus,) = suite.corpora
     assert corpus.name == "sweqa-app"
     assert corpus.git == ("https://github.com/acme/app", sha)  # the short pin, made full
@@ -207,16 +207,16 @@ def test_the_import_runs_end_to_end_on_the_pinned_commit(
 def test_without_clones_or_rows_it_says_what_to_pass(tmp_path: Path) -> None:
     rows = _pro_rows(tmp_path / "test.jsonl", "a" * 40)
     with pytest.raises(UsageError, match="--repos"):
-        sweqa.load(Options(source=rows))
+        sweqa.load(ImportOptions(source=rows))
     with pytest.raises(UsageError, match="no row has a citation"):
-        sweqa.load(Options(source=rows, repos=_mkdir(tmp_path / "empty")))
+        sweqa.load(ImportOptions(source=rows, repos=_mkdir(tmp_path / "empty")))
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"query": "x"}) + "\n")
     with pytest.raises(UsageError, match="missing question, answer"):
-        sweqa.load(Options(source=bad, repos=tmp_path))
+        sweqa.load(ImportOptions(source=bad, repos=tmp_path))
     (_mkdir(tmp_path / "plain" / "acme" / "app") / "core.py").write_text("x = 1\n")
     with pytest.raises(UsageError, match="not a git clone"):
-        sweqa.load(Options(source=rows, repos=tmp_path / "plain"))
+        sweqa.load(ImportOptions(source=rows, repos=tmp_path / "plain"))
 
 
 PRO_TEST = "https://huggingface.co/datasets/TIGER-Lab/SWE-QA-Pro-Bench/resolve/main/data/test.jsonl"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from minicorpus import make_corpus
 
-from codesearch_bench import comparison as compare
 from codesearch_bench.results import journal
 from codesearch_bench.results.schema import ResultFile
+from codesearch_bench.run import comparison as compare
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 def result(tmp_path_factory: pytest.TempPathFactory) -> ResultFile:
     tmp = tmp_path_factory.mktemp("journal")
     toml = make_corpus(tmp, "alpha")
-    return compare.execute(compare.Options(
+    return compare.execute(compare.CompareOptions(
         engines=[REPO / "engines" / "grep.json"], corpora_file=toml,
         corpora_root=tmp / "corpora", work=tmp / "work")).result
 

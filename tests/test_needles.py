@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench import plan
 from codesearch_bench.cli import main
 from codesearch_bench.corpus import setup
 from codesearch_bench.corpus.config import Corpus, load_corpora
@@ -22,6 +21,7 @@ from codesearch_bench.gold.needles.generate import Params, candidate
 from codesearch_bench.gold.resolve import resolve
 from codesearch_bench.render.suite import suite_markdown
 from codesearch_bench.results.schema import ResultFile
+from codesearch_bench.run import plan
 
 # One documented definition per language, the doc's words chosen so none is code.
 SAMPLES = {

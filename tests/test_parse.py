@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers import fake
 
-from codesearch_bench.engine.parse import MAX_ERRORS, decode, lookup, parse
+from codesearch_bench.engine.output.parse import MAX_ERRORS, decode, lookup, parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.model import Hit
 

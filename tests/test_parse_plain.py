@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from codesearch_bench.engine import parse as parse_module
-from codesearch_bench.engine import records
-from codesearch_bench.engine.parse import parse
-from codesearch_bench.engine.parsespec import ParseSpec
+from codesearch_bench.engine.output import parse as parse_module
+from codesearch_bench.engine.output import records
+from codesearch_bench.engine.output.parse import parse
+from codesearch_bench.engine.output.parsespec import ParseSpec
 
 SPECS = [
     ParseSpec(format="json", results="hits", start="start", end="end", text="text",

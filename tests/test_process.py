@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from helpers import alive, children, fake, new_children
 
-from codesearch_bench.engine import process
 from codesearch_bench.errors import EngineUnavailable
+from codesearch_bench.processes import command
 
 MiB = 1024 * 1024
 
@@ -33,20 +33,20 @@ def read_pids(pidfile: Path) -> list[int]:
 
 
 def test_ok_run() -> None:
-    m = process.run(fake("oneshot_json.py", "a b", 'x"; rm -rf ~; echo "'), timeout=30)
+    m = command.run(fake("oneshot_json.py", "a b", 'x"; rm -rf ~; echo "'), timeout=30)
     assert m.ok and m.returncode == 0 and not m.timed_out and not m.killed
     assert json.loads(m.stdout)["argv"] == ["a b", 'x"; rm -rf ~; echo "']
     assert m.stderr == b""
     assert not m.stdout_truncated and not m.stderr_truncated
     assert m.wall_s > 0
     assert m.peak_rss_bytes is not None and m.peak_rss_bytes > MiB
-    assert m.rss_method == process.RSS_METHOD
+    assert m.rss_method == command.RSS_METHOD
     assert m.leftovers_killed == 0
     assert m.argv[-1] == 'x"; rm -rf ~; echo "'
 
 
 def test_stdin_env_and_cwd(tmp_path: Path) -> None:
-    m = process.run(fake("oneshot_json.py"), timeout=30, stdin=b"fed on stdin",
+    m = command.run(fake("oneshot_json.py"), timeout=30, stdin=b"fed on stdin",
                     env={"FAKE_ONE": "1"}, cwd=str(tmp_path))
     out = json.loads(m.stdout)
     assert out["stdin"] == "fed on stdin"
@@ -55,7 +55,7 @@ def test_stdin_env_and_cwd(tmp_path: Path) -> None:
 
 
 def test_failing_engine_keeps_stderr() -> None:
-    m = process.run(fake("crasher.py"), timeout=30)
+    m = command.run(fake("crasher.py"), timeout=30)
     assert m.returncode == 3 and not m.ok and not m.timed_out
     assert m.describe_failure() == "exited with status 3"
     assert m.stderr_tail(2).splitlines() == [
@@ -64,7 +64,7 @@ def test_failing_engine_keeps_stderr() -> None:
 
 
 def test_killed_by_signal_is_described() -> None:
-    m = process.run([*fake("oneshot_json.py")[:1], "-c", "import os; os.kill(os.getpid(), 9)"],
+    m = command.run([*fake("oneshot_json.py")[:1], "-c", "import os; os.kill(os.getpid(), 9)"],
                     timeout=30)
     assert m.returncode == -9
     assert m.describe_failure() == "killed by signal 9"
@@ -76,7 +76,7 @@ def test_timeout_kills_whole_tree(tmp_path: Path, ignore_term: bool) -> None:
     args = [str(pidfile)] + (["--ignore-term"] if ignore_term else [])
     before = {c.pid for c in children()}
     start = time.monotonic()
-    m = process.run(fake("sleeper.py", *args), timeout=1.5, grace=0.5)
+    m = command.run(fake("sleeper.py", *args), timeout=1.5, grace=0.5)
     elapsed = time.monotonic() - start
     assert m.timed_out and not m.ok
     assert m.killed is ignore_term  # SIGKILL only when TERM was ignored
@@ -93,7 +93,7 @@ def test_timeout_kills_whole_tree(tmp_path: Path, ignore_term: bool) -> None:
 def test_leftovers_of_an_exited_engine_are_killed(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     before = {c.pid for c in children()}
-    m = process.run(fake("sleeper.py", str(pidfile), "--exit"), timeout=30, grace=0.5)
+    m = command.run(fake("sleeper.py", str(pidfile), "--exit"), timeout=30, grace=0.5)
     assert m.ok and not m.timed_out
     assert m.leftovers_killed == 2
     for pid in read_pids(pidfile):
@@ -103,7 +103,7 @@ def test_leftovers_of_an_exited_engine_are_killed(tmp_path: Path) -> None:
 
 def test_stdout_cap_keeps_head_and_bounds_memory() -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    m = process.run(fake("garbage.py", "huge", "100"), timeout=60, max_stdout=MiB)
+    m = command.run(fake("garbage.py", "huge", "100"), timeout=60, max_stdout=MiB)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     assert m.ok
     assert m.stdout_truncated and not m.stderr_truncated
@@ -113,7 +113,7 @@ def test_stdout_cap_keeps_head_and_bounds_memory() -> None:
 
 
 def test_stderr_keeps_the_tail() -> None:
-    m = process.run(fake("garbage.py", "stderr", "2"), timeout=60, max_stderr=64 * 1024)
+    m = command.run(fake("garbage.py", "stderr", "2"), timeout=60, max_stderr=64 * 1024)
     assert m.ok and m.stderr_truncated and not m.stdout_truncated
     assert len(m.stderr) == 64 * 1024
     assert m.stderr.endswith(b"\nthe last line\n")
@@ -122,7 +122,7 @@ def test_stderr_keeps_the_tail() -> None:
 
 def test_missing_executable_names_binary_and_requires() -> None:
     with pytest.raises(EngineUnavailable) as info:
-        process.run(["no-such-engine-binary-xyz", "--query", "q"], timeout=5,
+        command.run(["no-such-engine-binary-xyz", "--query", "q"], timeout=5,
                     owner="engine 'acme'", requires="pip install acme-search")
     message = str(info.value)
     assert "engine 'acme'" in message
@@ -133,14 +133,14 @@ def test_missing_executable_names_binary_and_requires() -> None:
 
 def test_missing_working_directory(tmp_path: Path) -> None:
     with pytest.raises(EngineUnavailable, match=r"working directory .* does not exist"):
-        process.run(fake("oneshot_json.py"), timeout=5, cwd=str(tmp_path / "gone"))
+        command.run(fake("oneshot_json.py"), timeout=5, cwd=str(tmp_path / "gone"))
 
 
 def test_not_executable(tmp_path: Path) -> None:
     script = tmp_path / "engine"
     script.write_text("#!/bin/sh\necho hi\n")
     with pytest.raises(EngineUnavailable, match="is not executable"):
-        process.run([str(script)], timeout=5)
+        command.run([str(script)], timeout=5)
 
 
 def _kernel_maxrss(argv: list[str]) -> int | None:
@@ -156,7 +156,7 @@ def _kernel_maxrss(argv: list[str]) -> int | None:
 
 def test_peak_rss_matches_the_kernel() -> None:
     argv = fake("hog.py", "200")
-    m = process.run(argv, timeout=60)
+    m = command.run(argv, timeout=60)
     assert m.ok and m.stdout.strip() == str(200 * MiB).encode()
     assert m.peak_rss_bytes is not None
     expected = _kernel_maxrss(argv) or 200 * MiB
@@ -166,7 +166,7 @@ def test_peak_rss_matches_the_kernel() -> None:
 
 def test_timeout_returns_promptly_with_no_grace_needed() -> None:
     start = time.monotonic()
-    m = process.run([*fake("oneshot_json.py")[:1], "-c", "import time; time.sleep(60)"],
+    m = command.run([*fake("oneshot_json.py")[:1], "-c", "import time; time.sleep(60)"],
                     timeout=0.3, grace=2.0)
     assert m.timed_out and not m.killed
     assert time.monotonic() - start < 2.0
@@ -180,6 +180,6 @@ def test_peak_rss_sums_the_tree() -> None:
     code = ("import subprocess, sys; "
             f"ps = [subprocess.Popen([sys.executable, {hog!r}, '100']) for _ in range(2)]; "
             "[p.wait() for p in ps]")
-    m = process.run([fake("hog.py")[0], "-c", code], timeout=60)
+    m = command.run([fake("hog.py")[0], "-c", code], timeout=60)
     assert m.ok
     assert m.peak_rss_bytes is not None and m.peak_rss_bytes >= 180 * MiB

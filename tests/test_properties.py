@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codesearch_bench.engine.parse import parse
+from codesearch_bench.engine.output.parse import parse
 from codesearch_bench.engine.spec import ParseSpec, load_spec
 from codesearch_bench.errors import SpecError
 from codesearch_bench.scoring.normalize import collapse, normalize

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from codesearch_bench.engine import driver, templating, variables
+from codesearch_bench.engine import driver
 from codesearch_bench.engine.spec import load_spec
+from codesearch_bench.engine.templates import rendering, variables
 from codesearch_bench.scoring import content
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,8 +51,8 @@ def test_commands_render_to_pydocs_mcp_and_the_bridge(tmp_path: Path) -> None:
     ask = variables.Ask(query="where is it", k=1, n=1, per_file=1)
     index_vars = variables.values(spec.name, loaded.spec_dir, ctx)
     assert spec.index is not None
-    index = templating.render_argv(spec.index.command, index_vars)
-    search = templating.render_argv(spec.search.command,
+    index = rendering.render_argv(spec.index.command, index_vars)
+    search = rendering.render_argv(spec.search.command,
                                     variables.values(spec.name, loaded.spec_dir, ctx, ask))
     config = str(CONFIG_DIR / "config.yaml")
     # Found as engines/pydocs-mcp.json finds it: the interpreter running bench.
@@ -64,7 +65,7 @@ def test_commands_render_to_pydocs_mcp_and_the_bridge(tmp_path: Path) -> None:
                       "--set", f"spec_dir={loaded.spec_dir}",
                       "--set", f"root={tmp_path / 'tree'}",
                       "--set", f"state={tmp_path / 'state'}"]
-    env = templating.render_env(spec.env, index_vars)
+    env = rendering.render_env(spec.env, index_vars)
     assert env == {"PYDOCS_BENCH_DUMMY_KEY": "offline-never-sent",
                    "PYDOCS_CACHE_DIR": str(tmp_path / "state")}
 

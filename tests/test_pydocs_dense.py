@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 import yaml
 
-from codesearch_bench.engine import driver, templating, variables
+from codesearch_bench.engine import driver
 from codesearch_bench.engine.spec import load_spec
+from codesearch_bench.engine.templates import rendering, variables
 from codesearch_bench.scoring import normalize as scoring
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,11 +55,11 @@ def test_spec_loads_and_its_commands_render(tmp_path: Path) -> None:
     assert spec.name == "pydocs-mcp-dense" and spec.mode == "oneshot"
     ctx = variables.Context(root=tmp_path / "tree", state=tmp_path / "state", corpus="c")
     ask = variables.Ask(query="where is it", k=20, n=20 * spec.candidates, per_file=1)
-    index = templating.render_argv(spec.index.command,
+    index = rendering.render_argv(spec.index.command,
                                    variables.values(spec.name, loaded.spec_dir, ctx))
-    search = templating.render_argv(spec.search.command,
+    search = rendering.render_argv(spec.search.command,
                                     variables.values(spec.name, loaded.spec_dir, ctx, ask))
-    env = templating.render_env(spec.env, variables.values(spec.name, loaded.spec_dir, ctx))
+    env = rendering.render_env(spec.env, variables.values(spec.name, loaded.spec_dir, ctx))
     model = str(tmp_path / "state" / "model")
     assert index[1:6] == [str(loaded.spec_dir / ".." / "scripts" / "pydocs-dense-model"),
                           "run", model, "--prepare", "--"]
@@ -71,7 +72,7 @@ def test_spec_loads_and_its_commands_render(tmp_path: Path) -> None:
     cache = str(tmp_path / "state" / "pydocs")
     assert env["PYDOCS_CACHE_DIR"] == cache and index[index.index("--cache-dir") + 1] == cache
     assert search[search.index("--cache-dir") + 1] == cache
-    version = templating.render_argv(spec.version or [],
+    version = rendering.render_argv(spec.version or [],
                                      variables.values(spec.name, loaded.spec_dir))
     assert version[1:] == [str(loaded.spec_dir / ".." / "scripts" / "pydocs-dense-model"),
                            "--version"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import fake
 
-from codesearch_bench.engine.parse import parse
+from codesearch_bench.engine.output.parse import parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.model import Hit, Slot
 from codesearch_bench.scoring.normalize import collapse, normalize, normalize_path

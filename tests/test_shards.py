@@ -9,7 +9,7 @@ import pytest
 from codesearch_bench.errors import UsageError
 from codesearch_bench.results.merge import HOSTS_FLAG, combine
 from codesearch_bench.results.schema import ResultFile
-from codesearch_bench.shards import from_scheduler, parse
+from codesearch_bench.run.shards import from_scheduler, parse
 
 GOLDEN = Path(__file__).parent / "golden" / "result-two-corpora.json"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codesearch_bench.engine import templating
-from codesearch_bench.engine.templating import (
+from codesearch_bench.engine.templates import rendering
+from codesearch_bench.engine.templates.rendering import (
     TemplateProblem,
     check,
     go_to_jinja,
@@ -14,7 +14,7 @@ from codesearch_bench.engine.templating import (
     render_env,
     variables_used,
 )
-from codesearch_bench.engine.variables import COMMON_VARS, SEARCH_VARS, VERSION_VARS
+from codesearch_bench.engine.templates.variables import COMMON_VARS, SEARCH_VARS, VERSION_VARS
 
 CTX = {"root": "/tree", "state": "/state", "name": "acme", "lang": "python",
        "corpus": "rich", "spec_dir": "/specs", "python": "/usr/bin/python3",
@@ -146,7 +146,7 @@ def test_render_env_key_is_not_templated() -> None:
 
 
 def test_compiled_templates_are_cached() -> None:
-    templating._compile.cache_clear()
+    rendering._compile.cache_clear()
     render("{{ root }}", CTX)
     render("{{ root }}", {**CTX, "root": "/other"})
-    assert templating._compile.cache_info().hits == 1
+    assert rendering._compile.cache_info().hits == 1

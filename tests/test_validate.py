@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codesearch_bench.cli import main
-from codesearch_bench.plan import interleave
+from codesearch_bench.run.plan import interleave
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -20,8 +20,8 @@ from rich.markup import escape
 
 from . import __version__
 from .commands import preload
-from .engine import signals
 from .errors import BenchError, Interrupted, UsageError
+from .processes import signals
 from .render import EXPORTERS
 from .render.ui import UI
 
@@ -109,8 +109,10 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--resume", type=Path, default=None, metavar="OUT.json",
                    help="skip the cells a previous (interrupted) run already finished; "
                    "writes to --json, or back to this file")
-    p.add_argument("--track", default=None, metavar="jsonl:PATH|mlflow[:URI]",
-                   help="log every row where you keep results (mlflow needs the mlflow extra)")
+    p.add_argument("--log-to", "--track", dest="log_to", default=None,
+                   metavar="jsonl:PATH|mlflow[:URI]",
+                   help="log every row where you keep results (mlflow needs the mlflow extra); "
+                   "--track is the same flag")
     p.add_argument("--split", choices=["all", "dev", "test"], default="all",
                    help="only the dev or the test queries (tune on dev, report on test); "
                    "recorded on every row")

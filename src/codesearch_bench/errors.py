@@ -91,10 +91,10 @@ class RegressionFound(BenchError):
     hint = "the table says which row and metric; see README.md, 'Regression gate'"
 
 
-class TrackingFailed(EngineFailed):
-    """A tracker could not log a finished comparison; the result file is unaffected."""
+class LoggingFailed(EngineFailed):
+    """A logger could not log a finished comparison; the result file is unaffected."""
 
-    hint = "the result JSON is written; log it again later with the same --track value"
+    hint = "the result JSON is written; log it again later with the same --log-to value"
 
 
 class Interrupted(BenchError):

@@ -1,6 +1,6 @@
 """`bench compare`: every engine on every corpus, one protocol, one scoring.
 
-This module turns the command line into `comparison.Options`, shows progress
+This module turns the command line into `comparison.CompareOptions`, shows progress
 and the tables, and says what was written; `comparison.execute` does the work.
 The exit code is the largest of the recorded failures' classes' codes.
 """
@@ -11,13 +11,14 @@ import argparse
 import shlex
 from pathlib import Path
 
-from .. import shards, workdir
-from ..comparison import Events, Options, execute
-from ..errors import Interrupted, TrackingFailed, UsageError, exit_code_of
-from ..plan import TRACKS
+from .. import workdir
+from ..errors import Interrupted, LoggingFailed, UsageError, exit_code_of
 from ..render import progress, table
+from ..render.loggers import logger_for
 from ..render.ui import UI
-from ..tracking import tracker_for
+from ..run import shards
+from ..run.comparison import CompareOptions, Events, execute
+from ..run.plan import TRACKS
 from .suites import suite
 
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         raise UsageError(f"--limit {args.limit}: give the number of queries per corpus, >= 1")
     chosen_suite, corpora_file = suite(args.suite, where.corpora_file)
     chosen = args.query_set or chosen_suite.query_set
-    opts = Options(
+    opts = CompareOptions(
         engines=list(args.engine), corpora_file=corpora_file,
         corpora_root=where.corpora_root, work=where.work,
         corpus=args.corpus if args.corpus is not None else chosen_suite.corpus,
@@ -38,8 +39,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         jobs=parse_jobs(args.jobs),
         queries=[q.strip() for q in args.query.split(",") if q.strip()] if args.query else None,
     )
-    # A bad --track value or a missing extra fails now, not after hours of engines.
-    tracker = tracker_for(args.track) if args.track else None
+    # A bad --log-to value or a missing extra fails now, not after hours of engines.
+    logger = logger_for(args.log_to) if args.log_to else None
     with progress.compare_progress(ui.err) as bar:
         outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done,
                                        planned=bar.planned, cell_start=bar.cell_start,
@@ -48,11 +49,11 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if outcome.written is not None and not outcome.interrupted:
         ui.out.print(f"wrote {outcome.written}", markup=False, highlight=False)
     code = exit_code_of([f.stage for f in outcome.failures])
-    if tracker is not None and not outcome.interrupted:
+    if logger is not None and not outcome.interrupted:
         try:
-            ui.out.print(tracker.track(outcome.result, outcome.written, []), markup=False,
+            ui.out.print(logger.log(outcome.result, outcome.written, []), markup=False,
                          highlight=False)
-        except TrackingFailed as exc:
+        except LoggingFailed as exc:
             ui.error(exc.message, exc.hint)
             code = max(code, exc.exit_code)
     if outcome.interrupted:
@@ -96,7 +97,7 @@ def parse_cutoffs(text: str) -> tuple[int, ...]:
 def parse_jobs(text: str) -> int:
     """`--jobs N` (a whole number >= 1), or `auto`: one cell per CPU bench may use."""
     if text.strip().lower() == "auto":
-        from ..parallel import cpus
+        from ..run.jobs import cpus
 
         return cpus()
     try:
@@ -109,6 +110,6 @@ def parse_jobs(text: str) -> int:
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
-    """`I/N`, or `auto` from the scheduler running this task (see shards.py)."""
+    """`I/N`, or `auto` from the scheduler running this task (see run/shards.py)."""
     return shards.parse(text)
 

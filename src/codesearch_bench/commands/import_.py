@@ -7,8 +7,8 @@ from pathlib import Path
 
 from ..corpus.config import load_corpora
 from ..corpus.sources.gitstore import human
-from ..datasets import IMPORTERS, budget, hub
-from ..datasets.base import Options
+from ..datasets import IMPORTERS, fitting, hub
+from ..datasets.base import ImportOptions
 from ..datasets.write import write
 from ..errors import UsageError
 from ..render.ui import UI
@@ -19,7 +19,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give a number of queries >= 1")
     importer = IMPORTERS[args.dataset]
-    opts = Options(source=args.source or Path(), name=args.name, split=args.split,
+    opts = ImportOptions(source=args.source or Path(), name=args.name, split=args.split,
                    extension=args.ext.lstrip("."), limit=args.limit, license=args.license,
                    languages=[x.strip() for x in args.language.split(",")
                               if x.strip()] if args.language else None, repos=args.repos)
@@ -33,10 +33,10 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         suite = importer.load(opts)
     room = None
     if args.max_tasks is not None:
-        suite, room = budget.fit(
-            suite, max_tasks=budget.parse_max_tasks(args.max_tasks),
+        suite, room = fitting.fit(
+            suite, max_tasks=fitting.parse_max_tasks(args.max_tasks),
             root=Where.of(args).corpora_root,
-            task_bytes=budget.parse_bytes(args.task_bytes) if args.task_bytes else None)
+            task_bytes=fitting.parse_bytes(args.task_bytes) if args.task_bytes else None)
     out = args.out or Path("suites") / (suite.corpora[0].name if len(suite.corpora) == 1
                                         else suite.dataset)
     written = write(suite, out)

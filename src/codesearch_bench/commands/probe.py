@@ -13,14 +13,13 @@ import argparse
 import re
 from pathlib import Path
 
-from ..comparison import DEFAULT_CUTOFFS
 from ..corpus import setup
 from ..corpus.config import load_corpora, select
 from ..corpus.tree import Manifest, TreeText, tree_files
 from ..engine import state
 from ..engine.driver import Context
+from ..engine.output.unmatched import problems, tally
 from ..engine.spec import load_spec
-from ..engine.unmatched import problems, tally
 from ..errors import EngineFailed, UsageError
 from ..gold.grammars import GoldError
 from ..gold.queries import QuerySet, load_queries
@@ -30,7 +29,8 @@ from ..model import Span, overlaps
 from ..render.probe import render_probe
 from ..render.ui import UI
 from ..results.probe import ProbeHit, ProbeReport
-from ..runner import Probed, probe_query
+from ..run.cell import Probed, probe_query
+from ..run.comparison import DEFAULT_CUTOFFS
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
 from ..workdir import Where, find_spec

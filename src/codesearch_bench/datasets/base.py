@@ -38,7 +38,7 @@ class Suite:
 
 
 @dataclass(frozen=True)
-class Options:
+class ImportOptions:
     source: Path
     name: str | None = None  # the corpus name (default: the dataset's)
     split: str = "test"  # which qrels file (BEIR: qrels/<split>.tsv)
@@ -73,13 +73,13 @@ class Hub:
 
     variants: Mapping[str, HubSource]  # --variant NAME -> its source; empty: named by --hub
     default: str | None  # the variant loaded when none is named
-    export: Callable[[Fetch, HubSource, Path, Options], Path]
+    export: Callable[[Fetch, HubSource, Path, ImportOptions], Path]
 
 
 @dataclass(frozen=True)
 class Importer:
     name: str
     summary: str
-    load: Callable[[Options], Suite]
+    load: Callable[[ImportOptions], Suite]
     hub: Hub | None = None  # None: not on the hub, --from is required
     download: str = ""  # what --from takes and where to get it (named in errors)

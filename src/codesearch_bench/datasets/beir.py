@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import Fetch, Hub, HubSource, ImportedCorpus, Importer, Options, Suite
+from .base import Fetch, Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
 from .files import digest, jsonl
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -59,7 +59,7 @@ def _qrels(path: Path) -> list[tuple[str, str, int]]:
     return rows
 
 
-def load(opts: Options) -> Suite:
+def load(opts: ImportOptions) -> Suite:
     root = opts.source
     files = {"corpus": root / "corpus.jsonl", "queries": root / "queries.jsonl",
              "qrels": root / "qrels" / f"{opts.split}.tsv"}
@@ -124,7 +124,7 @@ def load(opts: Options) -> Suite:
     return Suite("beir", [corpus], provenance, kept=len(queries), dropped=dropped)
 
 
-def export(fetch: Fetch, source: HubSource, folder: Path, opts: Options) -> Path:
+def export(fetch: Fetch, source: HubSource, folder: Path, opts: ImportOptions) -> Path:
     """A hub dataset in the CoIR/MTEB layout -> the BEIR folder `load` reads."""
     root = folder / (_UNSAFE.sub("-", source.id.rsplit("/", 1)[-1]).strip("-").lower() or "beir")
     (root / "qrels").mkdir(parents=True)

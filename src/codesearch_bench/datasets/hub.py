@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError, UsageError
-from .base import Fetch, HubSource, Importer, Options, Suite
+from .base import Fetch, HubSource, Importer, ImportOptions, Suite
 
 EXTRA = "pip install 'codesearch-bench[datasets]'"
 _REF = re.compile(r"(?P<id>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)@(?P<revision>[0-9a-f]{40})")
@@ -74,7 +74,7 @@ def _library(importer: Importer) -> Any:
                          f"it with --from ({importer.download or 'see README.md'})") from None
 
 
-def load(importer: Importer, opts: Options, *, variant: str | None = None,
+def load(importer: Importer, opts: ImportOptions, *, variant: str | None = None,
          ref: str | None = None) -> Suite:
     """The suite of the pinned hub revision; `opts.source` is replaced by the exported rows."""
     source = source_of(importer, variant, ref)
@@ -112,7 +112,7 @@ def load(importer: Importer, opts: Options, *, variant: str | None = None,
     return suite
 
 
-def export_rows(fetch: Fetch, source: HubSource, folder: Path, opts: Options) -> Path:
+def export_rows(fetch: Fetch, source: HubSource, folder: Path, opts: ImportOptions) -> Path:
     """One split as JSON lines (SWE-bench's and LCA's --from format); dates and such as text."""
     rows = fetch(source.config, opts.split)
     label = "-".join(re.sub(r"[^A-Za-z0-9._-]+", "-", part).strip("-") for part in

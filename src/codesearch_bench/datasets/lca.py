@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import Hub, HubSource, ImportedCorpus, Importer, Options, Suite
+from .base import Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
 from .diffs import gold_files
 from .files import digest, require
 from .hub import export_rows
@@ -27,7 +27,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _LANGUAGE = {"py": "python", "java": "java", "kt": "kotlin"}
 
 
-def load(opts: Options) -> Suite:
+def load(opts: ImportOptions) -> Suite:
     rows = rows_of(opts.source)
     dropped: Counter[str] = Counter()
     corpora: list[ImportedCorpus] = []

@@ -25,7 +25,7 @@ from ..corpus.languages import language_for
 from ..errors import UsageError
 from ..gold.grammars import GoldError, definitions
 from ..gold.queries import GoldRef, Query
-from .base import ImportedCorpus, Importer, Options, Suite
+from .base import ImportedCorpus, Importer, ImportOptions, Suite
 from .files import digest
 
 LANGUAGES = ("python", "cpp", "java", "typescript", "rust")
@@ -76,7 +76,7 @@ def _gold(content: dict[str, str], needle: dict[str, Any],
     return GoldRef(path=path, start=first, end=last)
 
 
-def load(opts: Options) -> Suite:
+def load(opts: ImportOptions) -> Suite:
     data = _read(opts.source)
     wanted = [lang for lang in data if lang in LANGUAGES] if opts.languages is None else \
         [lang for lang in opts.languages]

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import Hub, HubSource, ImportedCorpus, Importer, Options, Suite
+from .base import Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
 from .diffs import gold_files
 from .files import digest, jsonl, require
 from .hub import export_rows
@@ -44,7 +44,7 @@ def rows_of(path: Path) -> list[dict[str, Any]]:
     return [row for _, row in jsonl(path)]
 
 
-def load(opts: Options) -> Suite:
+def load(opts: ImportOptions) -> Suite:
     rows = rows_of(opts.source)
     dropped: Counter[str] = Counter()
     corpora: list[ImportedCorpus] = []

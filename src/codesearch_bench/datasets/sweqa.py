@@ -28,7 +28,7 @@ from typing import Any
 from ..corpus.languages import language_for
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
-from .base import ImportedCorpus, Importer, Options, Suite
+from .base import ImportedCorpus, Importer, ImportOptions, Suite
 from .files import digest, require
 from .swebench import rows_of
 
@@ -242,7 +242,7 @@ def _tag(value: Any) -> str:
     return "-".join(str(value or "").lower().split())
 
 
-def load(opts: Options) -> Suite:
+def load(opts: ImportOptions) -> Suite:
     if opts.repos is None or not opts.repos.is_dir():
         raise UsageError(f"--repos {opts.repos or '(not given)'}: sweqa resolves the answers' "
                          "citations against each pinned tree and needs a folder of local "

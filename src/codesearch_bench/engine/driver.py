@@ -24,12 +24,13 @@ from typing import Literal
 
 from ..errors import CommandRejected, EngineUnavailable, SpecError
 from ..model import Hit
-from . import process, templating, variables
-from .parse import ParseResult, parse
-from .process import Measurement
+from ..processes import command
+from ..processes.command import Measurement
+from .output.parse import ParseResult, parse
 from .session import EngineSession
 from .spec import LoadedSpec
-from .variables import Ask, Context
+from .templates import rendering, variables
+from .templates.variables import Ask, Context
 
 VERSION_TIMEOUT = 30.0
 
@@ -79,8 +80,8 @@ def _render(loaded: LoadedSpec, which: Literal["index", "search"], ctx: Context,
 
     def render(label: str, template: str) -> str:
         try:
-            return templating.render(template, values)
-        except templating.TemplateProblem as exc:
+            return rendering.render(template, values)
+        except rendering.TemplateProblem as exc:
             raise SpecError(f"{loaded.file}: field `{label}`: {exc}") from None
 
     argv = [render(f"{which}.command[{i}]", part) for i, part in enumerate(cmd.command)]
@@ -141,7 +142,7 @@ def check_command(rendered: Rendered, owner: str) -> None:
     """Raise CommandRejected for a command exec would refuse, before anything is spawned."""
     per_arg, total_max = os_limits()
     strings = [(f"argument {i}", arg) for i, arg in enumerate(rendered.argv)]
-    # The child's environment is bench's own plus the spec's, as process.spawn builds it.
+    # The child's environment is bench's own plus the spec's, as processes/spawn.py builds it.
     env = {**os.environ, **rendered.env}
     strings += [(f"env {key}", f"{key}={value}") for key, value in env.items()]
     total = 0
@@ -175,7 +176,7 @@ def run_index(loaded: LoadedSpec, ctx: Context) -> tuple[Rendered | None, Measur
     if rendered is None:
         return None, None
     check_command(rendered, _owner(loaded, "index"))
-    measurement = process.run(
+    measurement = command.run(
         rendered.argv, timeout=loaded.spec.index_timeout, cwd=rendered.cwd, env=rendered.env,
         stdin=rendered.stdin.encode() if rendered.stdin is not None else None,
         owner=_owner(loaded, "index"), requires=loaded.spec.requires,
@@ -191,8 +192,8 @@ def missing_executable(loaded: LoadedSpec) -> str | None:
         if cmd is None:
             continue
         try:
-            program = templating.render(cmd.command[0], values)
-        except templating.TemplateProblem:
+            program = rendering.render(cmd.command[0], values)
+        except rendering.TemplateProblem:
             continue  # it names root, state or the query: only a real run can tell
         if os.sep in program or (os.altsep and os.altsep in program):
             base = Path(program) if Path(program).is_absolute() else loaded.spec_dir / program
@@ -211,10 +212,10 @@ def engine_version(loaded: LoadedSpec) -> str | None:
         return None
     values = variables.values(loaded.name, loaded.spec_dir)
     try:
-        argv = templating.render_argv(loaded.spec.version, values)
-        m = process.run(argv, timeout=VERSION_TIMEOUT, cwd=str(loaded.spec_dir),
+        argv = rendering.render_argv(loaded.spec.version, values)
+        m = command.run(argv, timeout=VERSION_TIMEOUT, cwd=str(loaded.spec_dir),
                         owner=_owner(loaded, "version"), requires=loaded.spec.requires)
-    except (EngineUnavailable, CommandRejected, templating.TemplateProblem) as exc:
+    except (EngineUnavailable, CommandRejected, rendering.TemplateProblem) as exc:
         return f"unavailable: {exc}"
     text = (m.stdout or m.stderr).decode("utf-8", errors="replace").strip()
     first = text.splitlines()[0] if text else ""
@@ -289,7 +290,7 @@ class Searcher:
                                     f"{exc.message}", rejected=True)
             try:
                 check_command(rendered, owner)
-                m = process.run(
+                m = command.run(
                     rendered.argv, timeout=spec.search_timeout, cwd=rendered.cwd,
                     env=rendered.env, owner=owner, requires=spec.requires,
                     stdin=rendered.stdin.encode() if rendered.stdin is not None else None,

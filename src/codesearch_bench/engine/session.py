@@ -32,11 +32,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import BenchError
-from . import reaper, signals
+from ..processes import reaper, signals
+from ..processes.command import DEFAULT_GRACE, DEFAULT_MAX_STDERR
+from ..processes.pipes import Capture
+from ..processes.spawn import spawn
 from .lines import EOF, NO_ID, OVERSIZE, LineReader, Partial, answers, echoed_id, write_all
-from .pipes import Capture
-from .process import DEFAULT_GRACE, DEFAULT_MAX_STDERR
-from .spawn import spawn
 
 DEFAULT_MAX_LINE = 64 * 1024 * 1024
 #: After EOF on its stdin, how long an engine may take to exit by itself before TERM.

@@ -28,11 +28,11 @@ from pydantic import (
 from rapidfuzz import process as fuzz_process
 
 from ..errors import SpecError
-from . import templating, variables
-from .budget import MAX_TEMPLATE_CHARS
 from .durations import DURATION_PATTERN, parse_duration
-from .parsespec import ParseSpec
-from .parsespec import Strict as _Model
+from .output.parsespec import ParseSpec
+from .output.parsespec import Strict as _Model
+from .templates import rendering, variables
+from .templates.allowance import MAX_TEMPLATE_CHARS
 
 #: The longest timeout a spec may ask for. Waits take at most
 #: threading.TIMEOUT_MAX (about 292 years on Linux, far less elsewhere), and
@@ -319,8 +319,8 @@ def _check_templates(file: Path, spec: EngineSpec) -> None:
             raise SpecError(f"{file}: field `{field}`: the spec's templates add up to more than "
                             f"{MAX_SPEC_TEMPLATE_CHARS} characters")
         try:
-            templating.check(template, allowed)
-        except templating.TemplateProblem as exc:
+            rendering.check(template, allowed)
+        except rendering.TemplateProblem as exc:
             raise SpecError(f"{file}: field `{field}`: {exc}") from None
 
     for i, part in enumerate(spec.version or []):

@@ -4,7 +4,7 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 from __future__ import annotations
 
 from ..results.schema import ResultFile, Row, Summary
-from .cells import (
+from .formats import (
     FLAG_HELP,
     HEADLINE,
     TIER_METRIC,

@@ -27,7 +27,7 @@ from rich.progress import (
 from rich.spinner import Spinner
 from rich.text import Text
 
-from .cells import mib
+from .formats import mib
 
 
 class _Amount(DownloadColumn):

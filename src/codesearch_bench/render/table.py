@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..results.schema import Comparison, ResultFile, Row, Summary
-from .cells import (
+from .formats import (
     FLAG_HELP,
     HEADLINE,
     TIER_METRIC,

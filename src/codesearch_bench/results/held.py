@@ -5,7 +5,7 @@ A row holds every query's outcome, and most of an outcome is its per-slot detail
 in memory against ~1 KB more for its slim copy (the scores are shared). Every
 finished cell is in the journal already, so once the rows held in full reach
 `limit` outcomes, the next cells' rows are kept slim -- every value the
-statistics, the table and the trackers read (id, split, tags, error, scores,
+statistics, the table and the loggers read (id, split, tags, error, scores,
 tokens, latency), none of the per-slot detail -- and the result file is written
 from the journal instead, a query at a time (journal.rows_at, results/write.py).
 Memory then grows by a slim outcome a query, whatever the suite's size, and the

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.driver import Rendered, SearchResult
-from ..engine.process import Measurement
 from ..engine.spec import LoadedSpec
 from ..model import Hit, Span
+from ..processes.command import Measurement
 from .schema import QueryOutcome
 
 RAW_EXCERPT_LINES = 20

@@ -9,7 +9,7 @@ tables are plain HTML, readable with scripts off, and the drill-down needs the s
 from __future__ import annotations
 
 from ...results.schema import ResultFile
-from ..cells import FLAG_HELP, flags_used, rows_of
+from ..formats import FLAG_HELP, flags_used, rows_of
 from ..plots.figure import corpora_of
 from .figures import figures
 from .markup import Markup, asset, esc, inline_script, inline_style, join, json_script, tag, void

@@ -10,7 +10,7 @@ field added after this page was written still gets a column of its own.
 from __future__ import annotations
 
 from ...results.schema import Comparison, ResultFile
-from ..cells import delta, pvalue, significant
+from ..formats import delta, pvalue, significant
 from . import tiers as tiering
 from .markup import Markup, esc, join, tag
 from .tables import td, th

@@ -12,7 +12,7 @@ import shlex
 from typing import Any
 
 from ...results.schema import ResultFile
-from ..cells import mib
+from ..formats import mib
 from .markup import Markup, esc, join, tag
 
 _SHOWN_TOP = {"schema_version", "protocol_version", "bench_version", "created", "interrupted",

@@ -29,7 +29,7 @@ from ...gold.queries import GoldRef, Query, load_queries
 from ...gold.resolve import resolve
 from ...model import Span
 from ...results.schema import QueryOutcome, ResultFile, Row
-from ..cells import rows_of
+from ..formats import rows_of
 
 SHOWN_LINES = 40  # per span: enough to recognise a definition, not a whole file
 TEXT_BUDGET = 8_000_000  # characters of tree text per page, so a big run stays openable

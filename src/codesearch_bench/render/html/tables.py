@@ -12,14 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...results.schema import Estimate, ResultFile, Row
-from ..cells import (
-    FLAG_HELP,
-    fmt,
-    index_cells,
-    rows_of,
-    secs,
-    tokens,
-)
+from ..formats import FLAG_HELP, fmt, index_cells, rows_of, secs, tokens
 from . import tiers as tiering
 from .markup import Markup, esc, join, tag
 

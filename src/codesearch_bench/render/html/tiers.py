@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...results.schema import ResultFile
-from ..cells import significant
+from ..formats import significant
 
 #: the paired metric a track's tiers are decided on (both have an exact McNemar test)
 TIER_METRIC = {"file": "file.hit@10", "chunk": "chunk.hit@10"}

@@ -17,11 +17,11 @@ import re
 from pathlib import Path
 
 from ...results.schema import ResultFile
-from .budget import BUDGETS, budget_curve, draw_budget
 from .figure import Ctx, corpora_of, engine_colours, matplotlib_module, save_figure
 from .pareto import draw_pareto, pareto_front
 from .scores import draw_scores
 from .timing import draw_timing
+from .token_budget import BUDGETS, budget_curve, draw_budget
 
 __all__ = ["BUDGETS", "budget_curve", "pareto_front", "render_plots"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..model import Hit
+from ...model import Hit
 from .jsonread import brief
 
 MAX_ERRORS = 5
@@ -28,7 +28,7 @@ class ParseResult:
     engine_error: str | None = None  # what the engine reported in its `error` field
     timed_out: bool = False  # the regex ran past the parse deadline
     # What the parse paths found, for telling a wrong path from an empty answer
-    # (engine/unmatched.py): documents whose results path was absent and their keys,
+    # (output/unmatched.py): documents whose results path was absent and their keys,
     # object records seen and their keys, and how many records had each field.
     results_missing: int = 0
     document_keys: set[str] = field(default_factory=set)

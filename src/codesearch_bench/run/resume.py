@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..engine.spec import LoadedSpec
+from ..errors import UsageError
+from ..protocol import PROTOCOL_VERSION
+from ..results import journal
+from ..results.schema import CorpusOut, EngineOut, Failure, ResultFile, Row
 from . import plan
-from .engine.spec import LoadedSpec
-from .errors import UsageError
-from .protocol import PROTOCOL_VERSION
-from .results import journal
-from .results.schema import CorpusOut, EngineOut, Failure, ResultFile, Row
 
 Cell = tuple[str, str]  # (engine, corpus)
 

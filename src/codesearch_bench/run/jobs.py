@@ -5,12 +5,12 @@ processes rests on the engine being started by a main thread in a process
 that runs one cell at a time:
 
 - The death signal (PR_SET_PDEATHSIG) fires when the *thread* that forked the
-  engine ends (engine/spawn.py), so engines started by worker threads would
+  engine ends (processes/spawn.py), so engines started by worker threads would
   get none, and a `kill -9` of bench would leave them running. A worker's
   engines are started by its main thread; the worker itself dies with bench
   (die_with, armed by bench's main thread) and its engines die with it.
 - Signals reach only the main thread: a worker thread could not be
-  interrupted mid-query, nor shield its teardown (engine/signals.py). Each
+  interrupted mid-query, nor shield its teardown (processes/signals.py). Each
   worker has a main thread with bench's own handlers, so a forwarded SIGINT
   stops its cell exactly as Ctrl-C stops `--jobs 1`, and a second one kills
   its engine trees at once.
@@ -57,20 +57,20 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any, Generic, TypeVar
 
-from . import runner
-from .corpus.fingerprint import Fingerprint, verify
-from .engine import lifeline, procfs, reaper, signals
-from .results.schema import Failure
+from ..corpus.fingerprint import Fingerprint, verify
+from ..processes import lifeline, procfs, reaper, signals
+from ..results.schema import Failure
+from .cell import Cell, Measured
 
 T = TypeVar("T")
-Job = tuple[runner.Cell, Fingerprint]
+Job = tuple[Cell, Fingerprint]
 HEADER = 8  # a frame: its length (8 bytes, big-endian), then a pickle
 _STOP = (signal.SIGINT, signal.SIGTERM)
 #: The worker's command: this package importable whatever sys.path bench had, and the
 #: environment left as it is, since the engines inherit it.
 _HOME = str(Path(__file__).resolve().parent.parent)
 _MAIN = ("import sys; sys.path.insert(0, sys.argv[1]); "
-         "from codesearch_bench.worker import main; sys.exit(main(sys.argv[2:]))")
+         "from codesearch_bench.run.worker import main; sys.exit(main(sys.argv[2:]))")
 
 
 def cpus() -> int:
@@ -135,10 +135,10 @@ class _Worker(Generic[T]):
         except OSError:
             pass  # the worker is gone: its pipe's end says so, and the cell fails there
 
-    def take(self) -> tuple[bool, list[str], runner.Measured | None]:
+    def take(self) -> tuple[bool, list[str], Measured | None]:
         """Read what the pipe holds: (at its end, the ticks it carried, a finished cell)."""
         ticks: list[str] = []
-        done: runner.Measured | None = None
+        done: Measured | None = None
         while True:
             try:
                 chunk = os.read(self.fd, 1 << 16)
@@ -150,7 +150,7 @@ class _Worker(Generic[T]):
             for kind, body in self._messages():
                 if kind == "tick":
                     ticks.append(str(body))
-                elif kind == "done" and isinstance(body, runner.Measured):
+                elif kind == "done" and isinstance(body, Measured):
                     done = body
 
     def _messages(self) -> Iterator[tuple[str, object]]:
@@ -189,7 +189,7 @@ class _Worker(Generic[T]):
             self.proc.wait()
         reaper.disown(self.proc.pid)
 
-    def died(self) -> runner.Measured:
+    def died(self) -> Measured:
         """The worker ended mid-cell: the cell failed; its tree is checked still."""
         assert self.job is not None
         cell, expected = self.job
@@ -198,7 +198,7 @@ class _Worker(Generic[T]):
                else f"exited with status {code}")
         self.log.seek(0)
         tail = self.log.read()[-8192:].decode("utf-8", errors="replace").rstrip()
-        return runner.Measured(
+        return Measured(
             rows=[], changes=verify(cell.tree, expected),
             failure=Failure(engine=cell.loaded.name, corpus=cell.corpus, stage="search",
                             message=f"the worker process running this cell {how} before it "
@@ -214,7 +214,7 @@ class _Worker(Generic[T]):
 
 def run(items: Sequence[T], jobs: int, *, keys: Callable[[T], set[str]],
         skip: Callable[[T], bool], start: Callable[[T], Job],
-        finish: Callable[[T, runner.Measured, int], None],
+        finish: Callable[[T, Measured, int], None],
         tick: Callable[[str], None]) -> None:
     """Run every item's cell in worker processes; see the module docstring.
 
@@ -228,7 +228,7 @@ def run(items: Sequence[T], jobs: int, *, keys: Callable[[T], set[str]],
     workers: list[_Worker[T]] = []
     sel = selectors.DefaultSelector()
 
-    def keep(worker: _Worker[T], result: runner.Measured, stopping: bool) -> None:
+    def keep(worker: _Worker[T], result: Measured, stopping: bool) -> None:
         item, beside = worker.item, worker.beside
         worker.idle()
         assert item is not None

@@ -3,7 +3,7 @@
 Specs are all validated and every corpus planned (set up, queries linted, gold
 resolved) before the first engine starts. Then each cell runs in turn --
 engines one at a time so timings do not compete -- or, with `--jobs N`, up to
-N cells at once in worker processes (parallel.py), never two on one corpus,
+N cells at once in worker processes (jobs.py), never two on one corpus,
 and the rows measured beside another cell are flagged `concurrent=N`. A
 failing cell leaves a gap and a Failure record and the run goes on. Each
 finished cell is appended to the result journal at once, so a crash, a kill or
@@ -24,37 +24,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import environment, parallel, plan, runner, workdir
-from .corpus import setup
-from .corpus.config import load_corpora, select
-from .corpus.fingerprint import Fingerprint, verify
-from .corpus.layout import CorpusDir
-from .corpus.tree import recorded_fingerprint
-from .engine import state
-from .engine.driver import engine_version, missing_executable
-from .engine.spec import LoadedSpec, load_spec
-from .errors import (
-    STAGE_ERRORS,
-    BenchError,
-    CorpusError,
-    QueryError,
-    SpecError,
-    UsageError,
-)
-from .gold.queries import lint
-from .protocol import PROTOCOL_VERSION
-from .results import journal, spool, write
-from .results.held import LIMIT as HOLD_LIMIT
-from .results.held import HeldRows
-from .results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile
+from .. import workdir
+from ..corpus import setup
+from ..corpus.config import load_corpora, select
+from ..corpus.fingerprint import Fingerprint, verify
+from ..corpus.layout import CorpusDir
+from ..corpus.tree import recorded_fingerprint
+from ..engine import state
+from ..engine.driver import engine_version, missing_executable
+from ..engine.spec import LoadedSpec, load_spec
+from ..errors import STAGE_ERRORS, BenchError, CorpusError, QueryError, SpecError, UsageError
+from ..gold.queries import lint
+from ..protocol import PROTOCOL_VERSION
+from ..results import journal, spool, write
+from ..results.held import LIMIT as HOLD_LIMIT
+from ..results.held import HeldRows
+from ..results.schema import CorpusOut, EngineOut, Failure, Gap, ResultFile
+from ..scoring.analysis import statistics
+from . import environment, jobs, plan
+from .cell import Cell, Measured, measure
 from .resume import kept_cells, load_previous
-from .scoring.analysis import statistics
 
 DEFAULT_CUTOFFS = (5, 10, 20)
 
 
 @dataclass
-class Options:
+class CompareOptions:
     engines: list[Path]
     corpora_file: Path
     corpora_root: Path
@@ -95,7 +90,7 @@ class Events:
 @dataclass
 class Outcome:
     """`result`'s rows lack their queries' per-slot detail (slots, gains, gold) past
-    `Options.hold_outcomes` outcomes: the written file always has it."""
+    `CompareOptions.hold_outcomes` outcomes: the written file always has it."""
 
     result: ResultFile
     failures: list[Failure] = field(default_factory=list)
@@ -128,7 +123,7 @@ def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
     return specs
 
 
-def _plans(opts: Options, events: Events, failures: list[Failure],
+def _plans(opts: CompareOptions, events: Events, failures: list[Failure],
            specs: list[LoadedSpec]) -> list[plan.Plan]:
     # A corpora file or a --corpus list that cannot be read stops the run: nothing to run on.
     selected = select(load_corpora(opts.corpora_file), opts.corpus)
@@ -171,7 +166,7 @@ def _stop_before_running(failures: list[Failure]) -> None:
                 hint="fix them, or pass --keep-going to run what is valid")
 
 
-def execute(opts: Options, events: Events | None = None) -> Outcome:
+def execute(opts: CompareOptions, events: Events | None = None) -> Outcome:
     """The whole comparison; Ctrl-C stops it between queries with the finished cells kept."""
     events = events or Events()
     out_path = opts.json_out or default_result_path(opts.work)
@@ -187,7 +182,7 @@ def default_result_path(work: Path) -> Path:
     return work / "results" / f"compare-{stamp}.json"
 
 
-def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
+def _execute(opts: CompareOptions, events: Events, out_path: Path) -> Outcome:
     previous = load_previous(opts.resume) if opts.resume else None
     if previous is not None and previous.torn:
         events.stage(f"{previous.torn} unreadable or unfinished journal record(s) ignored "
@@ -222,7 +217,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     held = HeldRows(log, opts.hold_outcomes)
     measured_failures: dict[int, list[Failure]] = {}
 
-    def start(i: int) -> tuple[runner.Cell, Fingerprint]:
+    def start(i: int) -> tuple[Cell, Fingerprint]:
         """Cell i of the plan, about to run, and its tree as it must be found after."""
         ready, loaded = order[i]
         units = plan.units(ready, loaded, opts.headline_only)
@@ -234,7 +229,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
             cell = dataclasses.replace(cell, spool=log.with_name(f"{log.name}.cell{i}"))
         return cell, fingerprints[ready.unit]
 
-    def finish(i: int, result: runner.Measured, beside: int) -> None:
+    def finish(i: int, result: Measured, beside: int) -> None:
         """Journal cell i at once; beside: the most cells running at once while it ran."""
         ready, loaded = order[i]
         cell_rows = [r.model_copy(update={"host": host}) for r in result.rows]
@@ -270,7 +265,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                     if ready.unit in broken:
                         continue
                     cell, expected = start(i)
-                    result = runner.measure(cell, expected, events.tick)
+                    result = measure(cell, expected, events.tick)
                     finish(i, result, 1)
                     if result.interrupted:
                         raise KeyboardInterrupt  # kept above: it finished before the signal
@@ -278,7 +273,7 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
                 for ready, loaded in order:
                     if (loaded.name, ready.unit) in kept.done:
                         events.kept(loaded.name, ready.unit, source)
-                parallel.run(
+                jobs.run(
                     [i for i, (r, s) in enumerate(order) if (s.name, r.unit) not in kept.done],
                     opts.jobs,
                     # One cell per corpus at a time: its tracks share the checkout, and an
@@ -328,8 +323,8 @@ def _execute(opts: Options, events: Events, out_path: Path) -> Outcome:
     return Outcome(out, failures, interrupted, written)
 
 
-def _cell(ready: plan.Plan, loaded: LoadedSpec, opts: Options) -> runner.Cell:
-    return runner.Cell(
+def _cell(ready: plan.Plan, loaded: LoadedSpec, opts: CompareOptions) -> Cell:
+    return Cell(
         loaded=loaded, corpus=ready.unit, corpus_pin=ready.identity,
         tree=ready.tree, track=ready.track,
         # Never resolved: an engine may have replaced its state dir with a link,
@@ -342,11 +337,11 @@ def _cell(ready: plan.Plan, loaded: LoadedSpec, opts: Options) -> runner.Cell:
     )
 
 
-def _dirs(ready: plan.Plan, opts: Options) -> CorpusDir:
+def _dirs(ready: plan.Plan, opts: CompareOptions) -> CorpusDir:
     return ready.dirs or setup.dirs(opts.corpora_root.resolve(), ready.corpus)
 
 
-def _as_set_up(ready: plan.Plan, opts: Options, failures: list[Failure],
+def _as_set_up(ready: plan.Plan, opts: CompareOptions, failures: list[Failure],
               fingerprints: dict[str, Fingerprint], events: Events) -> bool:
     """The tree checked against its setup fingerprint before any engine runs on it.
 
@@ -363,7 +358,7 @@ def _as_set_up(ready: plan.Plan, opts: Options, failures: list[Failure],
     return _rebuild(ready, opts, failures, fingerprints, events, why)
 
 
-def _rebuild(ready: plan.Plan, opts: Options, failures: list[Failure],
+def _rebuild(ready: plan.Plan, opts: CompareOptions, failures: list[Failure],
              fingerprints: dict[str, Fingerprint], events: Events,
              why: str = "an engine changed its tree") -> bool:
     """Set the tree up afresh so the next engine gets the pin.

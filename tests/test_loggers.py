@@ -1,4 +1,4 @@
-"""Run tracking: `--track jsonl:PATH` without any extra, `--track mlflow[:URI]` behind one."""
+"""Experiment logging: `--log-to jsonl:PATH` with no extra, `--log-to mlflow[:URI]` behind one."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from codesearch_bench.errors import UsageError
+from codesearch_bench.render.loggers import LoggingFailed, logger_for
+from codesearch_bench.render.loggers.jsonl import JsonlLogger
+from codesearch_bench.render.loggers.mlflow_runs import EXPERIMENT, metric_key
+from codesearch_bench.render.loggers.record import aggregates, params
 from codesearch_bench.results.schema import ResultFile
-from codesearch_bench.tracking import TrackingFailed, tracker_for
-from codesearch_bench.tracking.jsonl import JsonlTracker
-from codesearch_bench.tracking.mlflow_runs import EXPERIMENT, metric_key
-from codesearch_bench.tracking.record import aggregates, params
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "result-two-corpora.json"
 
@@ -38,11 +38,11 @@ def test_jsonl_appends_one_line_per_row(golden: ResultFile, files: tuple[Path, P
                                         tmp_path: Path) -> None:
     result, report = files
     path = tmp_path / "history" / "runs.jsonl"
-    tracker = tracker_for(f"jsonl:{path}")
-    assert isinstance(tracker, JsonlTracker)
+    logger = logger_for(f"jsonl:{path}")
+    assert isinstance(logger, JsonlLogger)
     n = len(golden.rows)
-    assert tracker.track(golden, result, [report]) == f"tracked {n} rows in {path}"
-    assert tracker.track(golden, None, []) == f"tracked {n} rows in {path}"
+    assert logger.log(golden, result, [report]) == f"logged {n} rows in {path}"
+    assert logger.log(golden, None, []) == f"logged {n} rows in {path}"
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(lines) == 2 * n
     first, row = lines[0], golden.rows[0]
@@ -67,36 +67,36 @@ def test_jsonl_needs_no_mlflow_and_nothing_imports_it_early(tmp_path: Path) -> N
         "import sys; sys.modules['mlflow'] = None  # as if not installed\n"
         "from pathlib import Path\n"
         "from codesearch_bench.results.schema import ResultFile\n"
-        "from codesearch_bench.tracking import tracker_for\n"
+        "from codesearch_bench.render.loggers import logger_for\n"
         f"result = ResultFile.load(Path({str(GOLDEN)!r}))\n"
-        f"print(tracker_for({'jsonl:' + str(out)!r}).track(result, None, []))\n")
+        f"print(logger_for({'jsonl:' + str(out)!r}).log(result, None, []))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("tracked ") and out.read_text().count("\n") > 1
+    assert proc.stdout.startswith("logged ") and out.read_text().count("\n") > 1
 
 
 def test_jsonl_refuses_what_it_cannot_do(golden: ResultFile, tmp_path: Path) -> None:
     missing = tmp_path / "report.html"
     with pytest.raises(UsageError, match=f"{missing}: no such file to log as an artifact"):
-        tracker_for(f"jsonl:{tmp_path / 'runs.jsonl'}").track(golden, None, [missing])
+        logger_for(f"jsonl:{tmp_path / 'runs.jsonl'}").log(golden, None, [missing])
     assert not (tmp_path / "runs.jsonl").exists()
     (tmp_path / "adir").mkdir()
-    with pytest.raises(TrackingFailed, match=f"{tmp_path / 'adir'}: cannot append") as caught:
-        tracker_for(f"jsonl:{tmp_path / 'adir'}").track(golden, None, [])
+    with pytest.raises(LoggingFailed, match=f"{tmp_path / 'adir'}: cannot append") as caught:
+        logger_for(f"jsonl:{tmp_path / 'adir'}").log(golden, None, [])
     assert caught.value.exit_code == 1
 
 
 def test_track_values_name_a_tracker() -> None:
-    with pytest.raises(UsageError, match="--track jsonl needs a file"):
-        tracker_for("jsonl")
-    with pytest.raises(UsageError, match="--track jsonl needs a file"):
-        tracker_for("jsonl:")
-    with pytest.raises(UsageError, match="no tracker 'wandb'") as caught:
-        tracker_for("wandb:project")
+    with pytest.raises(UsageError, match="--log-to jsonl needs a file"):
+        logger_for("jsonl")
+    with pytest.raises(UsageError, match="--log-to jsonl needs a file"):
+        logger_for("jsonl:")
+    with pytest.raises(UsageError, match="no logger 'wandb'") as caught:
+        logger_for("wandb:project")
     assert "jsonl:PATH; mlflow, mlflow:URI" in str(caught.value)
-    tracker = tracker_for("jsonl:a:b.jsonl")  # only the first colon separates
-    assert isinstance(tracker, JsonlTracker) and tracker.path == Path("a:b.jsonl")
+    logger = logger_for("jsonl:a:b.jsonl")  # only the first colon separates
+    assert isinstance(logger, JsonlLogger) and logger.path == Path("a:b.jsonl")
 
 
 def test_a_row_with_a_split_is_logged_with_it(golden: ResultFile) -> None:
@@ -121,7 +121,7 @@ def test_a_missing_mlflow_is_a_usage_error_naming_the_extra(
     for name in ("mlflow", "mlflow.tracking", "mlflow.entities"):
         monkeypatch.setitem(sys.modules, name, None)  # what an uninstalled package looks like
     with pytest.raises(UsageError, match="needs MLflow, which is not installed") as caught:
-        tracker_for("mlflow:file:///nowhere")
+        logger_for("mlflow:file:///nowhere")
     assert "pip install 'codesearch-bench[mlflow]'" in str(caught.value)
 
 
@@ -137,8 +137,8 @@ def test_mlflow_logs_each_row_as_a_run(golden: ResultFile, files: tuple[Path, Pa
     result_path, report = files
     result = golden.model_copy(update={"rows": [r for r in golden.rows if r.per_file == 1]})
     n = len(result.rows)
-    said = tracker_for(f"mlflow:{uri}").track(result, result_path, [report])
-    assert said == f"tracked {n} rows as MLflow runs in experiment 'codesearch-bench' at {uri}"
+    said = logger_for(f"mlflow:{uri}").log(result, result_path, [report])
+    assert said == f"logged {n} rows as MLflow runs in experiment 'codesearch-bench' at {uri}"
 
     client = MlflowClient(tracking_uri=uri)
     experiment = client.get_experiment_by_name(EXPERIMENT)
@@ -169,7 +169,7 @@ def test_mlflow_logs_each_row_as_a_run(golden: ResultFile, files: tuple[Path, Pa
     assert got.read_text() == report.read_text()
 
     # Without a saved file the result JSON is logged from memory, into the same experiment.
-    tracker_for(f"mlflow:{uri}").track(result.model_copy(update={"rows": result.rows[:1]}),
+    logger_for(f"mlflow:{uri}").log(result.model_copy(update={"rows": result.rows[:1]}),
                                        None, [])
     newest = client.search_runs([experiment.experiment_id], order_by=["start_time DESC"],
                                 max_results=1)[0]
@@ -181,7 +181,7 @@ def test_mlflow_logs_each_row_as_a_run(golden: ResultFile, files: tuple[Path, Pa
 def test_an_unusable_mlflow_uri_fails_before_any_engine_runs() -> None:
     pytest.importorskip("mlflow", reason="mlflow-skinny is in the test extra: "
                                          "pip install -e '.[test]'")
-    with pytest.raises(UsageError, match="--track mlflow:bogus://x: MLflow cannot track "
+    with pytest.raises(UsageError, match="--log-to mlflow:bogus://x: MLflow cannot track "
                                          "there") as caught:
-        tracker_for("mlflow:bogus://x")
+        logger_for("mlflow:bogus://x")
     assert "MLFLOW_ALLOW_FILE_STORE=true" in str(caught.value)

@@ -1,6 +1,6 @@
-"""What every tracker logs about one row: who was measured on what, and the numbers.
+"""What every logger logs about one row: who was measured on what, and the numbers.
 
-One flat description serves every tracker, so a jsonl line and an MLflow run of
+One flat description serves every logger, so a jsonl line and an MLflow run of
 the same row carry the same facts under the same names.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import UsageError
-from ..results.schema import ResultFile, Row
+from ...errors import UsageError
+from ...results.schema import ResultFile, Row
 
 
 def split_of(row: Row) -> str:
@@ -61,4 +61,4 @@ def check_artifacts(paths: list[Path]) -> None:
     for path in paths:
         if not path.is_file():
             raise UsageError(f"{path}: no such file to log as an artifact",
-                             hint="write the report before tracking, or leave it out")
+                             hint="write the report before logging, or leave it out")

@@ -1,8 +1,8 @@
-"""jinja2's immutable sandbox, with every step of a render charged to a budget.
+"""jinja2's immutable sandbox, with every step of a render charged to a allowance.
 
 The sandbox proper keeps a template from Python's internals. This subclass
 also keeps it from the machine: operators, calls, filters, tests, loop
-iterations, `~` joins, list literals and outputs each pay `budget.py`'s price
+iterations, `~` joins, list literals and outputs each pay `allowance.py`'s price
 before they run, and a call nests no deeper than a limit. jinja2 offers hooks
 for operators (`intercepted_binops`/`call_binop`), calls (`call`), str.format
 (`wrap_str_format`) and outputs (`finalize`); loops, `~` and literals have
@@ -26,8 +26,8 @@ from jinja2.utils import Cycler, Joiner, Namespace, pass_context
 from jinja2.visitor import NodeTransformer
 from markupsafe import EscapeFormatter, Markup
 
-from . import budget
-from .budget import MAX_CALL_DEPTH, MAX_RANGE, RenderLimit
+from . import allowance
+from .allowance import MAX_CALL_DEPTH, MAX_RANGE, RenderLimit
 
 #: Filters that cannot be priced cheaply and serve no command line.
 _DROPPED_FILTERS = frozenset({"urlize", "pprint", "xmlattr"})
@@ -62,12 +62,12 @@ def _guard_call(obj: Any, args: _Args, kwargs: _Kwargs) -> Any:
     if isinstance(receiver, str):  # str and Markup
         if name == "join":  # its cost is in the items, which may be an iterator
             return functools.partial(_join, receiver)
-        cost = budget.STR_METHODS.get(name)
+        cost = allowance.STR_METHODS.get(name)
         if cost is None:
             raise SecurityError(f"str.{name}() is not allowed in spec templates")
-        budget.current().afford(cost(receiver, args, kwargs), f"str.{name}()")
+        allowance.current().afford(cost(receiver, args, kwargs), f"str.{name}()")
         return obj
-    for kind, allowed in budget.OTHER_METHODS.items():
+    for kind, allowed in allowance.OTHER_METHODS.items():
         if type(receiver) is kind:
             if name not in allowed:
                 raise SecurityError(f"{kind.__name__}.{name}() is not allowed in spec templates")
@@ -82,7 +82,7 @@ def _guard_call(obj: Any, args: _Args, kwargs: _Kwargs) -> Any:
 def _join(separator: str, items: Iterable[Any]) -> str:
     listed = list(items)
     escapes = 1 if type(separator) is str else 6  # Markup escapes each item
-    budget.current().afford(escapes * budget.join_cost(separator, listed), "str.join()")
+    allowance.current().afford(escapes * allowance.join_cost(separator, listed), "str.join()")
     return separator.join(listed)
 
 
@@ -91,7 +91,7 @@ class _Formatter(SandboxedFormatter):
 
     def format_field(self, value: Any, format_spec: str) -> Any:
         # Spent, not only afforded: one format string may hold a thousand fields.
-        budget.current().spend(budget.format_field_cost(format_spec, value), "str.format()")
+        allowance.current().spend(allowance.format_field_cost(format_spec, value), "str.format()")
         return super().format_field(value, format_spec)
 
 
@@ -106,35 +106,35 @@ def _wrap_filter(name: str, func: Callable[..., Any], *, test: bool = False) -> 
 
     @pass_context  # never folded at compile time, where no budget applies
     def bounded(context: Context, *args: Any, **kwargs: Any) -> Any:
-        charge = budget.current()
-        charge.step(steps=1 + (budget.work(args[0]) if args else 0))
+        charge = allowance.current()
+        charge.step(steps=1 + (allowance.work(args[0]) if args else 0))
         if price is not None:
             args, kwargs = price(charge, args, kwargs)
         lead: _Args = {"context": (context,), "eval_context": (context.eval_ctx,),
                        "environment": (context.environment,)}.get(pass_arg or "", ())
         result = func(*lead, *args, **kwargs)
-        return result if test else budget.account(result)
+        return result if test else allowance.account(result)
 
     bounded.__name__ = getattr(func, "__name__", name)
     return bounded
 
 
-def _price_join(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
+def _price_join(b: allowance.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
     items = list(args[0])
-    b.afford(budget.join_cost(budget.argument(args, kwargs, 1, "d", ""), items), "join")
+    b.afford(allowance.join_cost(allowance.argument(args, kwargs, 1, "d", ""), items), "join")
     return (items, *args[1:]), kwargs
 
 
-def _price_sum(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
+def _price_sum(b: allowance.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
     items = list(args[0])
-    start = budget.argument(args, kwargs, 2, "start", 0)
+    start = allowance.argument(args, kwargs, 2, "start", 0)
     if isinstance(start, list | tuple | str):  # each partial sum is copied: quadratic
-        b.afford((budget.weight(start) + budget.join_cost("", items)) * max(len(items), 1),
+        b.afford((allowance.weight(start) + allowance.join_cost("", items)) * max(len(items), 1),
                 "sum")
     return (items, *args[1:]), kwargs
 
 
-def _price_list(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
+def _price_list(b: allowance.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
     value = args[0]
     if isinstance(value, str):
         b.afford(len(value) * (8 if value.isascii() else 80), "list")
@@ -142,30 +142,31 @@ def _price_list(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, 
 
 
 def _priced(cost: Callable[[Any, _Args, _Kwargs], int], what: str,
-            ) -> Callable[[budget.Budget, _Args, _Kwargs], tuple[_Args, _Kwargs]]:
-    def price(b: budget.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
+            ) -> Callable[[allowance.Budget, _Args, _Kwargs], tuple[_Args, _Kwargs]]:
+    def price(b: allowance.Budget, args: _Args, kwargs: _Kwargs) -> tuple[_Args, _Kwargs]:
         b.afford(cost(args[0], args[1:], kwargs), what)
         return args, kwargs
     return price
 
 
 def _indent_cost(s: Any, args: _Args, kwargs: _Kwargs) -> int:
-    width = budget.argument(args, kwargs, 0, "width", 4)
-    indent = len(width) if isinstance(width, str) else max(width, 0) if budget.is_int(width) else 0
-    return budget.weight(s) + (str(s).count("\n") + 2) * indent
+    width = allowance.argument(args, kwargs, 0, "width", 4)
+    indent = (len(width) if isinstance(width, str)
+              else max(width, 0) if allowance.is_int(width) else 0)
+    return allowance.weight(s) + (str(s).count("\n") + 2) * indent
 
 
 def _wordwrap_cost(s: Any, args: _Args, kwargs: _Kwargs) -> int:
-    width = budget.argument(args, kwargs, 0, "width", 79)
-    wrap = budget.argument(args, kwargs, 2, "wrapstring", None) or "\n"
-    lines = budget.weight(s) // max(width if budget.is_int(width) else 1, 1) + 1
-    return budget.weight(s) + lines * budget.weight(wrap)
+    width = allowance.argument(args, kwargs, 0, "width", 79)
+    wrap = allowance.argument(args, kwargs, 2, "wrapstring", None) or "\n"
+    lines = allowance.weight(s) // max(width if allowance.is_int(width) else 1, 1) + 1
+    return allowance.weight(s) + lines * allowance.weight(wrap)
 
 
 def _tojson_cost(value: Any, args: _Args, kwargs: _Kwargs) -> int:
-    weight, height = budget.measure(value)
-    indent = budget.argument(args, kwargs, 0, "indent", None)
-    per_line = len(indent) if isinstance(indent, str) else indent if budget.is_int(indent) else 0
+    weight, height = allowance.measure(value)
+    indent = allowance.argument(args, kwargs, 0, "indent", None)
+    per_line = len(indent) if isinstance(indent, str) else indent if allowance.is_int(indent) else 0
     return 6 * weight + (weight // 2 + 1) * max(per_line, 0) * (height + 1)
 
 
@@ -173,24 +174,24 @@ def _fill_cost(value: Any, args: _Args, kwargs: _Kwargs) -> int:
     count = args[0] if args else kwargs.get("linecount", kwargs.get("slices", 0))
     if not isinstance(count, int) or count > MAX_RANGE:
         raise RenderLimit(f"batches or slices of {count}; at most {MAX_RANGE}")
-    fill = budget.argument(args, kwargs, 1, "fill_with", None)
-    return budget.weight(value) + count * budget.weight(fill)
+    fill = allowance.argument(args, kwargs, 1, "fill_with", None)
+    return allowance.weight(value) + count * allowance.weight(fill)
 
 
-_FILTER_PRICES: dict[str, Callable[[budget.Budget, _Args, _Kwargs], tuple[_Args, _Kwargs]]] = {
+_FILTER_PRICES: dict[str, Callable[[allowance.Budget, _Args, _Kwargs], tuple[_Args, _Kwargs]]] = {
     "join": _price_join, "sum": _price_sum, "list": _price_list,
-    "center": _priced(lambda v, a, k: budget.width_cost(str(v), a, k), "center"),
+    "center": _priced(lambda v, a, k: allowance.width_cost(str(v), a, k), "center"),
     "indent": _priced(_indent_cost, "indent"),
-    "replace": _priced(lambda v, a, k: budget.replace_cost(
-        str(v), budget.argument(a, k, 0, "old", ""), budget.argument(a, k, 1, "new", ""),
-        budget.argument(a, k, 2, "count", None)), "replace"),
-    "format": _priced(lambda v, a, k: budget.percent_cost(str(v), k or tuple(a)), "format"),
+    "replace": _priced(lambda v, a, k: allowance.replace_cost(
+        str(v), allowance.argument(a, k, 0, "old", ""), allowance.argument(a, k, 1, "new", ""),
+        allowance.argument(a, k, 2, "count", None)), "replace"),
+    "format": _priced(lambda v, a, k: allowance.percent_cost(str(v), k or tuple(a)), "format"),
     "wordwrap": _priced(_wordwrap_cost, "wordwrap"),
     "tojson": _priced(_tojson_cost, "tojson"),
     "batch": _priced(_fill_cost, "batch"), "slice": _priced(_fill_cost, "slice"),
-    "string": _priced(lambda v, a, k: budget.weight(v), "string"),
+    "string": _priced(lambda v, a, k: allowance.weight(v), "string"),
     # An escape is at most 6 characters for 1, a %-encoded character at most 12.
-    **{name: _priced(lambda v, a, k: 12 * budget.weight(v), name)
+    **{name: _priced(lambda v, a, k: 12 * allowance.weight(v), name)
        for name in ("e", "escape", "forceescape", "urlencode")},
 }
 
@@ -198,7 +199,7 @@ _FILTER_PRICES: dict[str, Callable[[budget.Budget, _Args, _Kwargs], tuple[_Args,
 @pass_context
 def _loop(context: Context, iterable: Iterable[Any], body: int) -> Iterator[Any]:
     """A for loop's iterable, charging each iteration a step and its literal text."""
-    charge = budget.current()
+    charge = allowance.current()
     for item in iterable:
         charge.step(body)
         yield item
@@ -207,19 +208,19 @@ def _loop(context: Context, iterable: Iterable[Any], body: int) -> Iterator[Any]
 @pass_context
 def _concat(context: Context, parts: tuple[Any, ...]) -> str:
     """`a ~ b ~ c`, priced before the join."""
-    charge = budget.current()
+    charge = allowance.current()
     charge.step()
-    charge.afford(sum(budget.weight(p) for p in parts), "~")
+    charge.afford(sum(allowance.weight(p) for p in parts), "~")
     joined = "".join([str(p) for p in parts])
-    charge.spend(budget.weight(joined), "~")
+    charge.spend(allowance.weight(joined), "~")
     return joined
 
 
 @pass_context
 def _literal(context: Context, value: Any) -> Any:
     """A list, tuple or dict literal: references only, but its printed size is checked."""
-    budget.current().step(8 * len(value), what="a literal")
-    budget.measure(value)
+    allowance.current().step(8 * len(value), what="a literal")
+    allowance.measure(value)
     return value
 
 
@@ -258,12 +259,12 @@ class _Rewrite(NodeTransformer):
 
 def _finalize(value: Any) -> Any:
     """Every `{{ ... }}` output: charged for the text it prints."""
-    budget.current().spend(budget.weight(value), "an output")
+    allowance.current().spend(allowance.weight(value), "an output")
     return value
 
 
 class BoundedEnvironment(ImmutableSandboxedEnvironment):
-    """The immutable sandbox, with every render held to one `budget.Budget`."""
+    """The immutable sandbox, with every render held to one `allowance.Budget`."""
 
     intercepted_binops = frozenset({"*", "**", "%", "+"})
 
@@ -285,11 +286,11 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         return tree
 
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
-        return budget.binop(operator, left, right)
+        return allowance.binop(operator, left, right)
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        charge = budget.current()
-        charge.step(steps=budget.CALL_STEPS)
+        charge = allowance.current()
+        charge.step(steps=allowance.CALL_STEPS)
         if not __self.is_safe_callable(__obj):
             raise SecurityError(f"{__obj!r} is not safely callable")
         __obj = _guard_call(__obj, args, kwargs)
@@ -300,7 +301,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             result = __context.call(__obj, *args, **kwargs)
         finally:
             charge.depth -= 1
-        return budget.account(result)
+        return allowance.account(result)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         wrapped = super().wrap_str_format(value)
@@ -323,15 +324,15 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
 def render(template: jinja2.Template, context: Mapping[str, object]) -> str:
     """Render under a fresh budget; the output is capped like everything built."""
-    with budget.bounded() as charge:
+    with allowance.bounded() as charge:
         parts: list[str] = []
         size = 0
         stream: Generator[str, None, None] = template.generate(**context)  # type: ignore[assignment]
         try:
             for chunk in stream:
                 size += len(chunk)
-                if size > budget.MAX_BYTES:
-                    raise RenderLimit(f"an output of more than {budget.MAX_BYTES} bytes")
+                if size > allowance.MAX_BYTES:
+                    raise RenderLimit(f"an output of more than {allowance.MAX_BYTES} bytes")
                 charge.step(steps=0)
                 parts.append(chunk)
         finally:

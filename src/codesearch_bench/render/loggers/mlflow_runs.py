@@ -1,8 +1,8 @@
-"""`--track mlflow[:URI]`: each row one MLflow run, behind the `mlflow` extra.
+"""`--log-to mlflow[:URI]`: each row one MLflow run, behind the `mlflow` extra.
 
-mlflow is imported only when this tracker is chosen, so bench runs without it
+mlflow is imported only when this logger is chosen, so bench runs without it
 and a missing one is a UsageError naming the extra. The client is made when the
-tracker is, before any engine runs: a bad URI fails in a second, not after the
+logger is, before any engine runs: a bad URI fails in a second, not after the
 comparison.
 """
 
@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import BenchError, TrackingFailed, UsageError
-from ..results.schema import ResultFile, Row
+from ...errors import BenchError, LoggingFailed, UsageError
+from ...results.schema import ResultFile, Row
 from .record import aggregates, check_artifacts, params
 
 EXPERIMENT = "codesearch-bench"
@@ -45,11 +45,11 @@ def _import_mlflow() -> tuple[Any, Any]:
         return (importlib.import_module("mlflow.tracking"),
                 importlib.import_module("mlflow.entities"))
     except ImportError:
-        raise UsageError("--track mlflow needs MLflow, which is not installed",
+        raise UsageError("--log-to mlflow needs MLflow, which is not installed",
                          hint="pip install 'codesearch-bench[mlflow]'") from None
 
 
-class MlflowTracker:
+class MlflowLogger:
     def __init__(self, uri: str | None) -> None:
         self.tracking, self.entities = _import_mlflow()
         shown = f"mlflow:{uri}" if uri else "mlflow"
@@ -57,10 +57,10 @@ class MlflowTracker:
             self.client = self.tracking.MlflowClient(tracking_uri=uri)
             self.where = str(self.client.tracking_uri)
         except Exception as exc:  # mlflow raises many kinds; each is a bad URI here
-            raise UsageError(f"--track {shown}: MLflow cannot track there: {_first_line(exc)}",
+            raise UsageError(f"--log-to {shown}: MLflow cannot track there: {_first_line(exc)}",
                              hint=_URI_HINT) from None
 
-    def track(self, result: ResultFile, result_path: Path | None,
+    def log(self, result: ResultFile, result_path: Path | None,
               extra_artifacts: list[Path]) -> str:
         check_artifacts(extra_artifacts)
         try:
@@ -72,8 +72,8 @@ class MlflowTracker:
         except BenchError:
             raise
         except Exception as exc:  # a server down, a full disk: the result JSON still stands
-            raise TrackingFailed(f"MLflow at {self.where}: {_first_line(exc)}") from None
-        return (f"tracked {len(result.rows)} rows as MLflow runs in experiment "
+            raise LoggingFailed(f"MLflow at {self.where}: {_first_line(exc)}") from None
+        return (f"logged {len(result.rows)} rows as MLflow runs in experiment "
                 f"{EXPERIMENT!r} at {self.where}")
 
     def _log_row(self, experiment: str, result: ResultFile, row: Row,

@@ -15,7 +15,7 @@ ru_maxrss across fork and exec, so a small engine started by a large bench
 would report bench's memory; ru_maxrss is therefore used only when it exceeds
 bench's own peak at spawn time, where it can only be the child's.
 
-Spawning and every step of teardown run shielded (engine/signals.py): an
+Spawning and every step of teardown run shielded (signals.py): an
 interrupt there waits until the tree is stopped and reaped, and a second one
 kills the tree at once instead of cutting the cleanup short.
 """

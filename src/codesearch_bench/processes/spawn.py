@@ -49,7 +49,7 @@ def _death_signal(per_query: bool) -> tuple[bool, list[str], Callable[[], None] 
     engine is still in use, so its children go without a death signal (the
     group and subreaper sweeps still cover them while bench runs). That is why
     `compare --jobs N` runs its cells in worker processes, not threads
-    (parallel.py): each spawns from its own main thread.
+    (run/jobs.py): each spawns from its own main thread.
     """
     if per_query and guardian.ready():
         return True, [], None

@@ -24,7 +24,7 @@ from jinja2 import meta
 from jinja2.exceptions import SecurityError
 
 from . import sandbox
-from .budget import MAX_TEMPLATE_CHARS, RenderLimit
+from .allowance import MAX_TEMPLATE_CHARS, RenderLimit
 
 _GO_STYLE = re.compile(r"\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

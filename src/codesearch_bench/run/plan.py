@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .corpus import setup
-from .corpus.config import Corpus
-from .corpus.layout import CorpusDir
-from .corpus.tree import Manifest
-from .engine.spec import LoadedSpec
-from .errors import CorpusError, QueryError
-from .gold.needles import track as needles
-from .gold.queries import Query, QuerySet, load_queries
-from .gold.sets import resolve_set
-from .model import Span
+from ..corpus import setup
+from ..corpus.config import Corpus
+from ..corpus.layout import CorpusDir
+from ..corpus.tree import Manifest
+from ..engine.spec import LoadedSpec
+from ..errors import CorpusError, QueryError
+from ..gold.needles import track as needles
+from ..gold.queries import Query, QuerySet, load_queries
+from ..gold.sets import resolve_set
+from ..model import Span
 
 QUESTIONS = "questions"
 TRACKS = (QUESTIONS, needles.TRACK)

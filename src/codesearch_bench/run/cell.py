@@ -16,20 +16,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .corpus.fingerprint import Fingerprint, verify
-from .corpus.tree import TreeText
-from .engine import driver, state
-from .engine.driver import Context, Rendered, Searcher, SearchResult
-from .engine.process import Measurement
-from .engine.spec import LoadedSpec
-from .engine.unmatched import Tally, problems
-from .errors import BenchError, EngineUnavailable, Stage
-from .gold.queries import Query
-from .model import Span
-from .results.schema import Failure, IndexOut, Row, SearchOut
-from .results.spool import Spool, Spooled
-from .scoring.evaluate import Evaluation, evaluate, gold_models
-from .scoring.rows import Pass, build_rows, quantile
+from ..corpus.fingerprint import Fingerprint, verify
+from ..corpus.tree import TreeText
+from ..engine import driver, state
+from ..engine.driver import Context, Rendered, Searcher, SearchResult
+from ..engine.output.unmatched import Tally, problems
+from ..engine.spec import LoadedSpec
+from ..errors import BenchError, EngineUnavailable, Stage
+from ..gold.queries import Query
+from ..model import Span
+from ..processes.command import Measurement
+from ..results.schema import Failure, IndexOut, Row, SearchOut
+from ..results.spool import Spool, Spooled
+from ..scoring.evaluate import Evaluation, evaluate, gold_models
+from ..scoring.rows import Pass, build_rows, quantile
 
 MAX_CONSECUTIVE_TIMEOUTS = 3
 Tick = Callable[[str], None]

@@ -9,7 +9,7 @@ import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from . import __version__
+from .. import __version__
 
 
 def _cpu() -> str:
@@ -45,8 +45,8 @@ def host() -> dict[str, object]:
 
 
 def describe() -> dict[str, object]:
-    from .gold.grammars import grammar_versions
-    from .scoring import tokens
+    from ..gold.grammars import grammar_versions
+    from ..scoring import tokens
 
     try:
         import psutil

@@ -19,7 +19,7 @@ from typing import Any
 
 import regex  # type: ignore[import-untyped, unused-ignore]
 
-from ..model import Hit
+from ...model import Hit
 from . import fields
 from .jsonread import NotJSON, Problem, loads, lookup
 from .parsed import MAX_ERRORS, REPLACEMENT, SURROGATE, ParseResult, one_line

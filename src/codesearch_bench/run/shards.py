@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from .errors import UsageError
+from ..errors import UsageError
 
 
 def _int(env: Mapping[str, str], key: str) -> int:

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..model import Hit
+from ...model import Hit
 from . import fields
 from .jsonread import lookup
 from .parsed import ParseResult, describe

@@ -11,7 +11,7 @@ the group number only while a known member of the tree is still in it.
 On Linux bench makes itself a child subreaper, so grandchildren orphaned by an
 engine are re-parented to bench instead of to PID 1 (which, in containers and
 micro-VMs, often never reaps). That lets bench reap them: "no process left"
-includes no zombies (engine/lifeline.py sets it up, with the death signal that
+includes no zombies (lifeline.py sets it up, with the death signal that
 covers a bench killed outright).
 """
 
@@ -186,7 +186,7 @@ class Tree:
         come from this tree -- typically a daemon that left the process group
         with setsid. `compare --jobs N` keeps that true: each concurrent cell
         runs in a worker process of its own, itself a subreaper, so an orphan
-        is adopted by the worker whose cell made it (parallel.py), never by a
+        is adopted by the worker whose cell made it (run/jobs.py), never by a
         process running another cell's engine.
         """
         out = []

@@ -1,4 +1,4 @@
-"""`--track jsonl:PATH`: one JSON line per row appended to a file, no extra needed."""
+"""`--log-to jsonl:PATH`: one JSON line per row appended to a file, no extra needed."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import os
 from pathlib import Path
 
-from ..errors import TrackingFailed
-from ..results.schema import ResultFile
+from ...errors import LoggingFailed
+from ...results.schema import ResultFile
 from .record import check_artifacts, params
 
 
@@ -17,7 +17,7 @@ def _finite(value: object) -> object:
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-class JsonlTracker:
+class JsonlLogger:
     def __init__(self, path: Path) -> None:
         self.path = path
 
@@ -42,7 +42,7 @@ class JsonlTracker:
             out.append(json.dumps(record, sort_keys=True, allow_nan=False) + "\n")
         return out
 
-    def track(self, result: ResultFile, result_path: Path | None,
+    def log(self, result: ResultFile, result_path: Path | None,
               extra_artifacts: list[Path]) -> str:
         check_artifacts(extra_artifacts)
         text = "".join(self.lines(result, result_path, extra_artifacts)).encode()
@@ -59,6 +59,6 @@ class JsonlTracker:
             finally:
                 os.close(fd)
         except OSError as exc:
-            raise TrackingFailed(f"{self.path}: cannot append tracking lines "
+            raise LoggingFailed(f"{self.path}: cannot append log lines "
                                  f"({exc.strerror or exc})") from None
-        return f"tracked {len(result.rows)} rows in {self.path}"
+        return f"logged {len(result.rows)} rows in {self.path}"

@@ -1,0 +1,1 @@
+"""An engine's output read into hits by the parse spec: readers, records, fields."""
