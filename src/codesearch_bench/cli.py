@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.markup import escape
 
@@ -288,28 +285,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ui = UI()
     # SIGTERM takes the same path as Ctrl-C: engines are stopped and reaped, and a
     # comparison still writes its partial JSON.
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        handler = signals.Interrupts()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, handler)
-    try:
-        return run(sys.argv[1:] if argv is None else argv, ui)
-    except Interrupted as exc:
-        what = exc.message.removeprefix("interrupted: ")
-        ui.err.print(f"[bold red]interrupted[/]: {escape(what)}", soft_wrap=True)
-        return exc.exit_code
-    except BenchError as exc:
-        ui.error(exc.message, exc.hint)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        ui.err.print("[bold red]interrupted[/]: engines stopped and reaped")
-        return Interrupted.exit_code
-    except SystemExit as exc:  # --help and --version exit through argparse
-        return int(exc.code or 0)
-    finally:
-        for signum, before in previous.items():
-            signal.signal(signum, before if before is not None else signal.SIG_DFL)
+    with signals.handling(signals.Interrupts()):
+        try:
+            return run(sys.argv[1:] if argv is None else argv, ui)
+        except Interrupted as exc:
+            what = exc.message.removeprefix("interrupted: ")
+            ui.err.print(f"[bold red]interrupted[/]: {escape(what)}", soft_wrap=True)
+            return exc.exit_code
+        except BenchError as exc:
+            ui.error(exc.message, exc.hint)
+            return exc.exit_code
+        except KeyboardInterrupt:
+            ui.err.print("[bold red]interrupted[/]: engines stopped and reaped")
+            return Interrupted.exit_code
+        except SystemExit as exc:  # --help and --version exit through argparse
+            return int(exc.code or 0)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType, TracebackType
 from typing import Any
 
@@ -132,3 +132,22 @@ class Interrupts:
         if self.count >= 3:
             signal.signal(signum, signal.SIG_DFL)
             signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def handling(handler: Handler) -> Iterator[None]:
+    """`handler` for SIGINT and SIGTERM inside the block, what was there before after it.
+
+    Installed from the main thread only (Python allows no other); elsewhere the block
+    runs with the handlers as they are. Every place that takes over bench's stop signals
+    goes through here, so each is handed back however the block ends.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, handler) for sig in _SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, before in previous.items():
+            signal.signal(sig, before if before is not None else signal.SIG_DFL)
