@@ -30,7 +30,6 @@ Field reference (all times in seconds, all memory in bytes):
 from __future__ import annotations
 
 import gzip
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -357,7 +356,7 @@ class ResultFile(_M):
                 data = gzip.decompress(data)
             if upgrade.current(data):
                 return cls.model_validate_json(data)
-            raw = _object(data)
+            raw = upgrade.parsed(data)
             if raw is None:
                 cls.model_validate_json(data)  # raises, saying what is wrong in its words
                 raise ValueError("not a JSON object")
@@ -386,15 +385,6 @@ class ResultFile(_M):
 
     def dumps(self) -> str:
         return self.model_dump_json(indent=1) + "\n"
-
-
-def _object(data: bytes) -> dict[str, Any] | None:
-    """The JSON object these bytes hold, or None when they hold something else."""
-    try:
-        raw = json.loads(data)
-    except ValueError:
-        return None
-    return raw if isinstance(raw, dict) else None
 
 
 def result_json_schema() -> dict[str, object]:

@@ -10,6 +10,7 @@ step: validation fills it in. A step is for what a default cannot say.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +66,15 @@ def current(data: bytes) -> bool:
     and for a large file slower (JSON to dicts, then dicts to models)."""
     first = _FIRST.match(data, 0, 64)
     return first is not None and int(first[1]) == SCHEMA_VERSION and data.rfind(_LAST) > 0
+
+
+def parsed(data: bytes) -> Raw | None:
+    """The JSON object these bytes hold, or None when they hold something else."""
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return None
+    return raw if isinstance(raw, dict) else None
 
 
 def version_of(data: Raw) -> int | None:
