@@ -6,7 +6,7 @@ cells here, so a number reads the same wherever it is shown.
 
 from __future__ import annotations
 
-from ..results.schema import Comparison, Estimate, ResultFile, Row
+from ..results.schema import Comparison, Estimate, ResultFile, Row, Summary
 
 FLAG_HELP = {
     "!! no_spans": "results carry no line spans although the spec says spans: true -- "
@@ -110,6 +110,13 @@ def tier_letters(result: ResultFile, corpus: str, metric: str = TIER_METRIC,
             for entry in group.engines:
                 out[(entry.engine, group.per_file)] = entry.letters
     return out
+
+
+def summaries(result: ResultFile) -> list[Summary]:
+    """One summary per track, the main one (`summary`, which stands for its track) first."""
+    main = result.summary
+    rest = [s for s in result.summaries if main is None or s.track != main.track]
+    return ([main] if main is not None else []) + rest
 
 
 def headline(row: Row, tier: str = "") -> list[str]:

@@ -19,6 +19,7 @@ from .formats import (
     pvalue,
     rows_of,
     secs,
+    summaries,
     tier_letters,
 )
 
@@ -97,8 +98,6 @@ def render_markdown(result: ResultFile) -> str:
 
 
 def _summary(result: ResultFile) -> list[str]:
-    from .table import summaries
-
     return [line for s in summaries(result) for line in _one_summary(result, s)]
 
 
@@ -123,8 +122,6 @@ def _one_summary(result: ResultFile, summary: Summary) -> list[str]:
 def headline_markdown(result: ResultFile) -> str:
     """The headline view as Markdown: per corpus the headline table, then the summary across
     corpora -- what README.md's results section is generated from."""
-    from .table import summaries
-
     out: list[str] = []
     for corpus, info in result.corpora.items():
         rows = rows_of(result, corpus, headline_only=True)

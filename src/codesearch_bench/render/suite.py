@@ -10,8 +10,8 @@ results are generated from, so every figure comes from the result file.
 from __future__ import annotations
 
 from ..results.schema import Comparison, ResultFile, Row
+from .formats import summaries
 from .markdown import _cell, summary_block
-from .table import summaries
 
 METRIC = "file.mrr"
 ALPHA = 0.05

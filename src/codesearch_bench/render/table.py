@@ -31,6 +31,7 @@ from .formats import (
     rows_of,
     secs,
     significant,
+    summaries,
     tier_letters,
     tokens,
 )
@@ -122,14 +123,6 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
 
 
 SUMMARY_METRICS = ("file.hit@10", "file.mrr")
-
-
-def summaries(result: ResultFile) -> list[Summary]:
-    """One summary per track; `summary` is the main one and stands for its track (a file
-    written before tracks has only `summary`)."""
-    main = result.summary
-    rest = [s for s in result.summaries if main is None or s.track != main.track]
-    return ([main] if main is not None else []) + rest
 
 
 def summary_title(summary: Summary, result: ResultFile) -> str:

@@ -123,16 +123,11 @@ def _gold_spans(query: Query, tree: Path | None, h_as_cpp: bool,
 
 
 def _recorded_gold(outcome: QueryOutcome) -> list[Span] | None:
-    """Gold spans the outcome carries itself, once the schema has them (read defensively)."""
-    raw = getattr(outcome, "gold", None)
-    if not isinstance(raw, list) or not raw:
-        return None  # every query has gold: none here means a file from before it was kept
-    spans = []
-    for item in raw:
-        get = item.get if isinstance(item, dict) else lambda k, o=item: getattr(o, k, None)
-        if get("path"):
-            spans.append(Span(str(get("path")), get("start"), get("end"), get("symbol")))
-    return spans
+    """Gold spans the outcome carries itself; None for a result written before outcomes
+    kept their gold (every query has gold, so none recorded means none kept)."""
+    if not outcome.gold:
+        return None
+    return [Span(g.path, g.start, g.end, g.symbol) for g in outcome.gold if g.path]
 
 
 def _overlap(path: str, start: int | None, end: int | None, gold: list[Span]) -> bool:
