@@ -3,11 +3,11 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 
 from __future__ import annotations
 
+from ..protocol import FILE_MRR, TIER_METRIC
 from ..results.schema import ResultFile, Row, Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,
-    TIER_METRIC,
     delta,
     detectable,
     flags_used,
@@ -37,7 +37,7 @@ def _row(result: ResultFile, r: Row, tier: str) -> list[str]:
              mib(r.search.peak_rss_bytes, " MiB"), tok]
     cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
     cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
-    cells += [fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
+    cells += [fmt(m.get(FILE_MRR), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
     return [_cell(c) for c in cells]
 
 

@@ -28,13 +28,21 @@ from ...gold.grammars import GoldError
 from ...gold.queries import GoldRef, Query, load_queries
 from ...gold.resolve import resolve
 from ...model import Span
+from ...protocol import (
+    CHUNK_HIT,
+    CHUNK_MRR,
+    CHUNK_RECALL,
+    FILE_HIT,
+    FILE_MRR,
+    FILE_RECALL,
+    HEADLINE_CUTOFF,
+)
 from ...results.schema import QueryOutcome, ResultFile, Row
 from ..formats import rows_of
 
 SHOWN_LINES = 40  # per span: enough to recognise a definition, not a whole file
 TEXT_BUDGET = 8_000_000  # characters of tree text per page, so a big run stays openable
-SCORES = ("file.hit@10", "chunk.hit@10", "file.recall@10", "chunk.recall@10", "file.mrr",
-          "chunk.mrr")
+SCORES = (FILE_HIT, CHUNK_HIT, FILE_RECALL, CHUNK_RECALL, FILE_MRR, CHUNK_MRR)
 
 
 @dataclass
@@ -214,4 +222,4 @@ def run_key(row: Row) -> str:
 
 def drill_data(result: ResultFile, corpora: list[str]) -> dict[str, Any]:
     return {"corpora": {c: corpus_data(result, c) for c in corpora},
-            "metrics": ["file.hit@10", "chunk.hit@10"], "cutoff": 10}
+            "metrics": [FILE_HIT, CHUNK_HIT], "cutoff": HEADLINE_CUTOFF}

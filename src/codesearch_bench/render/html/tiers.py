@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...protocol import TIER_METRICS
 from ...results.schema import ResultFile
 from ..formats import significant
-
-#: the paired metric a track's tiers are decided on (both have an exact McNemar test)
-TIER_METRIC = {"file": "file.hit@10", "chunk": "chunk.hit@10"}
 
 
 @dataclass(frozen=True)
@@ -28,7 +26,7 @@ def recorded(result: ResultFile, corpus: str, per_file: int,
              track: str) -> dict[str, Tier] | None:
     """The result's tiers for this table (every query, the track's paired metric); None
     when it states none."""
-    metric = TIER_METRIC[track]
+    metric = TIER_METRICS[track]
     for group in result.tiers:
         if (group.corpus, group.per_file, group.metric, group.group) != (
                 corpus, per_file, metric, None):
@@ -50,7 +48,7 @@ def derived(result: ResultFile, corpus: str, per_file: int, track: str) -> dict[
     Holm-corrected paired test does not separate from it; the first engine it does
     separate starts the next tier, and so on down. An engine never compared with its
     tier's leader gets no tier: untested is not "not separated"."""
-    metric = TIER_METRIC[track]
+    metric = TIER_METRICS[track]
     rows = [r for r in result.rows if r.corpus == corpus and r.per_file == per_file
             and r.headline and (e := r.metrics.get(metric)) is not None and e.mean is not None]
     rows.sort(key=lambda r: -(r.metrics[metric].mean or 0.0))
