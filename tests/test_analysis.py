@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from synthetic_result import CUTOFFS, outcome, rows_of, spec
 
+from codesearch_bench.protocol import PAIRED_METRICS
 from codesearch_bench.results.schema import IndexOut, QueryOutcome, ResultFile, Row, SearchOut
 from codesearch_bench.scoring import analysis, values
 from codesearch_bench.scoring.rows import Pass, build_rows, comparisons
@@ -105,7 +106,7 @@ def test_tiers_and_summary_from_rows(tmp_path: Path) -> None:
         rows += rows_of(poor, corpus, [None] * (size - 5) + [1] * 5)
     stats = analysis.statistics(rows, ["good", "fair", "poor"])
     assert {(t.corpus, t.metric) for t in stats.tiers} == {
-        (c, m) for c in ("c1", "c2") for m in analysis.PAIRED_METRICS}
+        (c, m) for c in ("c1", "c2") for m in PAIRED_METRICS}
     tier = next(t for t in stats.tiers if t.corpus == "c1" and t.metric == "file.hit@10")
     assert [(e.engine, e.letters, e.rank_lo, e.rank_hi) for e in tier.engines] == [
         ("good", "a", 1, 2), ("fair", "a", 1, 2), ("poor", "b", 3, 3)]

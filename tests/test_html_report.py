@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 from minicorpus import QUERIES, SOURCES
-from pydantic import Field
 from rich.console import Console
 
 from codesearch_bench.errors import UsageError
@@ -215,10 +214,6 @@ def test_tiers_come_from_significant_pairs_only() -> None:
     assert "bm25" not in labels(result.model_copy(update={"comparisons": untested}))
 
 
-class NewerResult(ResultFile):
-    tiers: list[dict[str, Any]] = Field(default_factory=list)  # TierGroup's shape, as data
-
-
 @pytest.mark.usefixtures("no_figures")
 def test_tiers_the_result_states_are_shown_as_stated(tmp_path: Path) -> None:
     data = golden().model_dump(mode="json")
@@ -232,7 +227,7 @@ def test_tiers_the_result_states_are_shown_as_stated(tmp_path: Path) -> None:
                       "group": "split:test", "engines": [
                           {"engine": "grep", "mean": 1.0, "letters": "z", "rank_lo": 1,
                            "rank_hi": 1}]}]
-    text, dom = page(NewerResult.model_validate(data), tmp_path / "out")
+    text, dom = page(ResultFile.model_validate(data), tmp_path / "out")
     table = dom.root.find("section", data_corpus="mini")[0].find("table", data_track="file")[0]
     tiers = {tr.attrs["data-engine"]: tr.find("td")[1] for tr in table.find("tr")
              if tr.attrs.get("data-engine") and tr.attrs.get("class") is None}
@@ -248,10 +243,6 @@ def test_tiers_the_result_states_are_shown_as_stated(tmp_path: Path) -> None:
             if tr.attrs.get("data-engine") and tr.attrs.get("class") is None} == {"T1"}
 
 
-class WithSummary(ResultFile):
-    summary: dict[str, Any] | None = None  # the schema's Summary's shape, as data
-
-
 @pytest.mark.usefixtures("no_figures")
 def test_the_summary_across_corpora_is_shown_when_present(tmp_path: Path) -> None:
     data = golden().model_dump(mode="json")
@@ -262,7 +253,7 @@ def test_the_summary_across_corpora_is_shown_when_present(tmp_path: Path) -> Non
         "pairs": [{"metric": "file.hit@10", "engine_a": "grep", "engine_b": "bm25",
                    "wins": 1, "ties": 1, "losses": 0,
                    "outcomes": {"mini": "win", "tiny": "tie"}}]}
-    _, dom = page(WithSummary.model_validate(data), tmp_path / "out")
+    _, dom = page(ResultFile.model_validate(data), tmp_path / "out")
     (section,) = dom.root.find("section", id="summary")
     (macro,) = section.find("table", class_="sortable macro")
     assert [td.text() for td in macro.find("td")] == ["grep", "0.88 [0.50, 1.00]"]
@@ -270,7 +261,7 @@ def test_the_summary_across_corpora_is_shown_when_present(tmp_path: Path) -> Non
     assert [td.text() for td in pairs.find("td")] == [
         "file.hit@10", "grep vs bm25", "1", "1", "0", "mini: win, tiny: tie"]
     data["summary"], data["summaries"] = None, []
-    _, dom = page(WithSummary.model_validate(data), tmp_path / "none")
+    _, dom = page(ResultFile.model_validate(data), tmp_path / "none")
     assert not dom.root.find("section", id="summary")
 
 

@@ -6,7 +6,8 @@ cells here, so a number reads the same wherever it is shown.
 
 from __future__ import annotations
 
-from ..results.schema import Comparison, Estimate, ResultFile, Row
+from ..protocol import CHUNK_RECALL, FILE_MRR, FILE_RECALL, TIER_METRIC
+from ..results.schema import Comparison, Estimate, ResultFile, Row, Summary
 
 FLAG_HELP = {
     "!! no_spans": "results carry no line spans although the spec says spans: true -- "
@@ -45,8 +46,6 @@ FLAG_HELP = {
 #: The compact headline table: what fits 100 columns.
 HEADLINE = ("engine", "tier", "mode", "file@10", "chunk@10", "MRR", "tok@10", "p50", "index",
             "flags")
-#: The metric whose significance tiers the headline table shows.
-TIER_METRIC = "file.hit@10"
 
 
 def fmt(est: Estimate | None, digits: int = 2, ci: bool = False) -> str:
@@ -112,12 +111,19 @@ def tier_letters(result: ResultFile, corpus: str, metric: str = TIER_METRIC,
     return out
 
 
+def summaries(result: ResultFile) -> list[Summary]:
+    """One summary per track, the main one (`summary`, which stands for its track) first."""
+    main = result.summary
+    rest = [s for s in result.summaries if main is None or s.track != main.track]
+    return ([main] if main is not None else []) + rest
+
+
 def headline(row: Row, tier: str = "") -> list[str]:
     """The cells of HEADLINE for one row (plain text, unescaped)."""
     m = row.metrics
     index, _ = index_cells(row)
-    chunk = plus_minus(m.get("chunk.recall@10")) or "n/e"
-    file, mrr = plus_minus(m.get("file.recall@10")), fmt(m.get("file.mrr"))
+    chunk = plus_minus(m.get(CHUNK_RECALL)) or "n/e"
+    file, mrr = plus_minus(m.get(FILE_RECALL)), fmt(m.get(FILE_MRR))
     if row.content_threshold is not None:
         # No paths to grade: the chunk column shows content recall (a blob: its hit@1).
         file = "n/e"

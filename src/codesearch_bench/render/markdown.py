@@ -3,11 +3,11 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 
 from __future__ import annotations
 
+from ..protocol import FILE_MRR, TIER_METRIC
 from ..results.schema import ResultFile, Row, Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,
-    TIER_METRIC,
     delta,
     detectable,
     flags_used,
@@ -19,6 +19,7 @@ from .formats import (
     pvalue,
     rows_of,
     secs,
+    summaries,
     tier_letters,
 )
 
@@ -36,7 +37,7 @@ def _row(result: ResultFile, r: Row, tier: str) -> list[str]:
              mib(r.search.peak_rss_bytes, " MiB"), tok]
     cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
     cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
-    cells += [fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
+    cells += [fmt(m.get(FILE_MRR), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
     return [_cell(c) for c in cells]
 
 
@@ -97,8 +98,6 @@ def render_markdown(result: ResultFile) -> str:
 
 
 def _summary(result: ResultFile) -> list[str]:
-    from .table import summaries
-
     return [line for s in summaries(result) for line in _one_summary(result, s)]
 
 
@@ -123,8 +122,6 @@ def _one_summary(result: ResultFile, summary: Summary) -> list[str]:
 def headline_markdown(result: ResultFile) -> str:
     """The headline view as Markdown: per corpus the headline table, then the summary across
     corpora -- what README.md's results section is generated from."""
-    from .table import summaries
-
     out: list[str] = []
     for corpus, info in result.corpora.items():
         rows = rows_of(result, corpus, headline_only=True)

@@ -9,11 +9,12 @@ results are generated from, so every figure comes from the result file.
 
 from __future__ import annotations
 
+from ..protocol import FILE_HIT, FILE_MRR
 from ..results.schema import Comparison, ResultFile, Row
+from .formats import summaries
 from .markdown import _cell, summary_block
-from .table import summaries
 
-METRIC = "file.mrr"
+METRIC = FILE_MRR  # the one number per engine and corpus
 ALPHA = 0.05
 
 
@@ -39,7 +40,7 @@ def _engine_cell(row: Row | None) -> str:
     if row is None:
         return "-"
     mrr = row.metrics.get(METRIC)
-    hit = row.metrics.get("file.hit@10")
+    hit = row.metrics.get(FILE_HIT)
     show = [f"{m.mean:.2f}" if m is not None and m.mean is not None else "n/e"
             for m in (mrr, hit)]
     return " / ".join(show)

@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..protocol import FILE_MRR, SUMMARY_METRICS, TIER_METRIC
 from ..results.schema import Comparison, ResultFile, Row, Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,
-    TIER_METRIC,
     delta,
     flags_used,
     fmt,
@@ -31,6 +31,7 @@ from .formats import (
     rows_of,
     secs,
     significant,
+    summaries,
     tier_letters,
     tokens,
 )
@@ -55,7 +56,7 @@ def _wide(result: ResultFile, r: Row) -> list[str]:
              tokens(r)]
     cells += [fmt(m.get(f"file.recall@{k}"), ci=k == 10) for k in result.cutoffs]
     cells += [fmt(m.get(f"chunk.recall@{k}"), ci=k == 10) or "n/e" for k in result.cutoffs]
-    return [*cells, fmt(m.get("file.mrr"), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
+    return [*cells, fmt(m.get(FILE_MRR), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
 
 
 def _paired(c: Comparison) -> list[str]:
@@ -119,17 +120,6 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
                                 PAIRED, [_paired(c) for c in pairs]))
     _summary(console, result, plain=plain)
     _legend(console, result, wide=wide, plain=plain)
-
-
-SUMMARY_METRICS = ("file.hit@10", "file.mrr")
-
-
-def summaries(result: ResultFile) -> list[Summary]:
-    """One summary per track; `summary` is the main one and stands for its track (a file
-    written before tracks has only `summary`)."""
-    main = result.summary
-    rest = [s for s in result.summaries if main is None or s.track != main.track]
-    return ([main] if main is not None else []) + rest
 
 
 def summary_title(summary: Summary, result: ResultFile) -> str:

@@ -33,12 +33,13 @@ import gzip
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..errors import Stage, UsageError
-from . import write
+from . import upgrade, write
+from .upgrade import SCHEMA_VERSION
 
-SCHEMA_VERSION = 2  # 2: additive fields (gold, splits, tiers, summary, flags' details)
+__all__ = ["SCHEMA_VERSION"]  # re-exported: the version is named in upgrade.py
 
 
 class _M(BaseModel):
@@ -335,28 +336,47 @@ class ResultFile(_M):
         default_factory=list, description="one summary per track with two or more corpora; "
         "tracks are never pooled")
 
+    #: the version the file was written in, when older than SCHEMA_VERSION (the model
+    #: itself is always upgraded to the current shape)
+    _written_version: int | None = PrivateAttr(default=None)
+
+    @property
+    def written_version(self) -> int:
+        """The schema version of the file as it was written (provenance shows it)."""
+        return self._written_version if self._written_version is not None else \
+            self.schema_version
+
     @classmethod
     def load(cls, path: Path) -> ResultFile:
-        """Read a result file (gzipped when it ends in .gz); anything else is a UsageError
-        naming the file."""
+        """Read a result file (gzipped when it ends in .gz), upgraded to the current schema
+        version (results/upgrade.py); anything else is a UsageError naming the file."""
         try:
             data = path.read_bytes()
             if path.suffix == ".gz":
                 data = gzip.decompress(data)
-            loaded = cls.model_validate_json(data)
+            if upgrade.current(data):
+                return cls.model_validate_json(data)
+            raw = upgrade.parsed(data)
+            if raw is None:
+                cls.model_validate_json(data)  # raises, saying what is wrong in its words
+                raise ValueError("not a JSON object")
+            written = upgrade.version_of(raw)
+            loaded = cls.model_validate(upgrade.upgrade(raw))
         except FileNotFoundError:
             raise UsageError(f"{path}: no such result file") from None
+        except upgrade.TooNew as exc:
+            # Checked before validation: a newer file may hold fields, or meanings, this
+            # bench does not know, and guessing at them would show wrong numbers.
+            raise UsageError(f"{path}: result schema version {exc.version}; this bench "
+                             f"reads versions up to {SCHEMA_VERSION}",
+                             hint="render it with the bench that wrote it (or upgrade this "
+                             "one), or run the comparison again") from None
         except (ValueError, OSError, EOFError) as exc:
             first = str(exc).splitlines()[:3]
             raise UsageError(f"{path}: not a codesearch-bench result file ({' '.join(first)})",
                              hint="result files are written by `bench compare --json`") from None
-        if loaded.schema_version > SCHEMA_VERSION:
-            # Older versions only lack fields (they load with the defaults); a newer one may
-            # mean something this bench does not know.
-            raise UsageError(f"{path}: result schema version {loaded.schema_version}; this bench "
-                             f"reads versions up to {SCHEMA_VERSION}",
-                             hint="render it with the bench that wrote it, or run the "
-                             "comparison again")
+        if written is not None and written != loaded.schema_version:
+            loaded._written_version = written
         return loaded
 
     def dump(self, path: Path) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..protocol import PAIRED_METRICS
 from ..results.schema import (
     Comparison,
     MacroMean,
@@ -25,10 +26,6 @@ from ..results.schema import (
     TierGroup,
 )
 from . import paired, summary, tiers, values
-
-PAIRED_METRICS = {"file.hit@10": "binary", "chunk.hit@10": "binary", "file.mrr": "continuous",
-                  "chunk.mrr": "continuous"}
-"""The metrics engines are compared, tiered and summarized on, with their test kind."""
 
 
 @dataclass(frozen=True)

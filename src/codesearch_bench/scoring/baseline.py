@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass, replace
 
 from ..errors import RegressionFound, UsageError
+from ..protocol import HEADLINE_METRICS
 from ..results.schema import QueryOutcome, ResultFile, Row
 from . import stats
 
-DEFAULT_METRICS = ("file.hit@10", "chunk.hit@10", "file.mrr")
+DEFAULT_METRICS = HEADLINE_METRICS
 LOWER_IS_BETTER = frozenset({"zero_miss"})
 _BINARY = re.compile(r"(^|\.)(hit@\d+|p@1)$|^zero_miss$")
 _NAME = re.compile(r"(file|chunk)\.((recall|hit|map)@\d+|mrr|ndcg@10|p@1)|zero_miss")

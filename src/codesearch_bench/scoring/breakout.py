@@ -14,13 +14,14 @@ import math
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from ..protocol import HEADLINE_METRICS
 from ..results.schema import Estimate, QueryOutcome, ResultFile, Row
 from . import values
 from .analysis import statistics
 from .rows import aggregate, estimate
 
 KEYS = ("tag", "language", "tier", "corpus")
-METRICS = ("file.hit@10", "chunk.hit@10", "file.mrr")
+METRICS = HEADLINE_METRICS
 
 
 def restrict(result: ResultFile, split: str) -> ResultFile:

@@ -1,10 +1,10 @@
 """The paired comparisons of a corpus: corrected p, the paired difference with its
-interval, and — when the result records them — the minimum detectable difference,
-the failed queries on each side and the queries that differ.
+interval, the failed queries on each side, and — when the result records them — the
+minimum detectable difference and the queries that differ.
 
-Those last fields are newer than the first result files, so every one is read
-with getattr and its column appears only when some comparison carries it; a
-field added after this page was written still gets a column of its own.
+A result written before comparisons had an MDD or a count of differing queries
+(results/upgrade.py leaves them None) shows no such column; a field of a comparison
+this page does not name still gets a column of its own.
 """
 
 from __future__ import annotations
@@ -33,13 +33,8 @@ def _value(value: object) -> str:
     return str(value)
 
 
-def _has(comps: list[Comparison], name: str) -> bool:
-    return any(getattr(c, name, None) not in (None, 0) for c in comps)
-
-
 def _test(c: Comparison) -> str:
-    exact = getattr(c, "exact", None)
-    return c.test + ("" if exact is None else " (exact)" if exact else " (Monte Carlo)")
+    return c.test + ("" if c.exact is None else " (exact)" if c.exact else " (Monte Carlo)")
 
 
 def comparisons_table(result: ResultFile, corpus: str) -> Markup:
@@ -50,9 +45,9 @@ def comparisons_table(result: ResultFile, corpus: str) -> Markup:
                f"none was recorded although {len(engines)} engines have rows here")
         return tag("p", f"No paired comparisons: {why}.", class_="note")
     extras = sorted({name for c in comps for name in type(c).model_fields} - _SHOWN)
-    has_mdd, has_group = _has(comps, "mdd"), _has(comps, "group")
-    has_failed = any(hasattr(c, "failed_a") for c in comps)
-    has_differing = any(getattr(c, "differing", None) is not None for c in comps)
+    has_mdd = any(c.mdd not in (None, 0) for c in comps)
+    has_group = any(c.group is not None for c in comps)
+    has_differing = any(c.differing is not None for c in comps)
     head = [th("per_file"), th("group", "text", "the queries compared: all, or a split or "
                                 "tag") if has_group else None,
             th("metric", "text"), th("A − B", "text"),
@@ -62,30 +57,27 @@ def comparisons_table(result: ResultFile, corpus: str) -> Markup:
                "this test finds with 80% power at the Holm level") if has_mdd else None,
             th("n"),
             th("failed A / B", "text", "of the n queries, those each engine failed (scored "
-               "as misses)") if has_failed else None,
+               "as misses)"),
             th("differing", title="queries whose two values differ") if has_differing
             else None,
             th("test", "text"), *[th(name, "text") for name in extras]]
     body = []
     for c in comps:
-        mdd = getattr(c, "mdd", None)
-        alpha = getattr(c, "mdd_alpha", None)
+        mdd, alpha = c.mdd, c.mdd_alpha
         mark = tag("span", " ★", class_="star", title="significant after Holm correction "
                    "(p < 0.05)") if significant(c) else ""
         cells = [td(c.per_file, c.per_file, "num"),
-                 td(getattr(c, "group", None) or "all") if has_group else None,
+                 td(c.group or "all") if has_group else None,
                  td(c.metric), td(f"{c.engine_a} − {c.engine_b}"),
                  td(delta(c, ", "), c.delta, "num"), td(pvalue(c.p), c.p, "num"),
                  td(join([esc(pvalue(c.p_adjusted)), esc(mark)]), c.p_adjusted, "num"),
-                 td(_value(mdd) or "—", mdd if isinstance(mdd, int | float) else None, "num",
-                    f"at level {alpha:.4g}" if isinstance(alpha, float) else
+                 td(_value(mdd) or "—", mdd, "num",
+                    f"at level {alpha:.4g}" if alpha is not None else
                     "no difference up to 1 would be found" if mdd is None else None)
                  if has_mdd else None,
                  td(c.n, c.n, "num"),
-                 td(f"{getattr(c, 'failed_a', 0)} / {getattr(c, 'failed_b', 0)}", None, "num")
-                 if has_failed else None,
-                 td(_value(getattr(c, "differing", None)), getattr(c, "differing", None),
-                    "num") if has_differing else None,
+                 td(f"{c.failed_a} / {c.failed_b}", None, "num"),
+                 td(_value(c.differing), c.differing, "num") if has_differing else None,
                  td(_test(c)), *[td(_value(getattr(c, name, None))) for name in extras]]
         body.append(tag("tr", *[x for x in cells if x is not None],
                         class_="sig" if significant(c) else None))

@@ -54,7 +54,7 @@ def _memory(env: dict[str, object]) -> str:
 def provenance(result: ResultFile) -> Markup:
     env = result.environment
     run = _pairs([("bench", result.bench_version), ("protocol", result.protocol_version),
-                  ("result schema", result.schema_version), ("created", result.created),
+                  ("result schema", result.written_version), ("created", result.created),
                   ("cutoffs", ", ".join(str(k) for k in result.cutoffs)),
                   ("shard", result.shard or "—"),
                   ("interrupted", "yes: only finished cells are here" if result.interrupted

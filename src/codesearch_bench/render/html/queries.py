@@ -28,13 +28,21 @@ from ...gold.grammars import GoldError
 from ...gold.queries import GoldRef, Query, load_queries
 from ...gold.resolve import resolve
 from ...model import Span
+from ...protocol import (
+    CHUNK_HIT,
+    CHUNK_MRR,
+    CHUNK_RECALL,
+    FILE_HIT,
+    FILE_MRR,
+    FILE_RECALL,
+    HEADLINE_CUTOFF,
+)
 from ...results.schema import QueryOutcome, ResultFile, Row
 from ..formats import rows_of
 
 SHOWN_LINES = 40  # per span: enough to recognise a definition, not a whole file
 TEXT_BUDGET = 8_000_000  # characters of tree text per page, so a big run stays openable
-SCORES = ("file.hit@10", "chunk.hit@10", "file.recall@10", "chunk.recall@10", "file.mrr",
-          "chunk.mrr")
+SCORES = (FILE_HIT, CHUNK_HIT, FILE_RECALL, CHUNK_RECALL, FILE_MRR, CHUNK_MRR)
 
 
 @dataclass
@@ -123,16 +131,11 @@ def _gold_spans(query: Query, tree: Path | None, h_as_cpp: bool,
 
 
 def _recorded_gold(outcome: QueryOutcome) -> list[Span] | None:
-    """Gold spans the outcome carries itself, once the schema has them (read defensively)."""
-    raw = getattr(outcome, "gold", None)
-    if not isinstance(raw, list) or not raw:
-        return None  # every query has gold: none here means a file from before it was kept
-    spans = []
-    for item in raw:
-        get = item.get if isinstance(item, dict) else lambda k, o=item: getattr(o, k, None)
-        if get("path"):
-            spans.append(Span(str(get("path")), get("start"), get("end"), get("symbol")))
-    return spans
+    """Gold spans the outcome carries itself; None for a result written before outcomes
+    kept their gold (every query has gold, so none recorded means none kept)."""
+    if not outcome.gold:
+        return None
+    return [Span(g.path, g.start, g.end, g.symbol) for g in outcome.gold if g.path]
 
 
 def _overlap(path: str, start: int | None, end: int | None, gold: list[Span]) -> bool:
@@ -219,4 +222,4 @@ def run_key(row: Row) -> str:
 
 def drill_data(result: ResultFile, corpora: list[str]) -> dict[str, Any]:
     return {"corpora": {c: corpus_data(result, c) for c in corpora},
-            "metrics": ["file.hit@10", "chunk.hit@10"], "cutoff": 10}
+            "metrics": [FILE_HIT, CHUNK_HIT], "cutoff": HEADLINE_CUTOFF}

@@ -1,49 +1,34 @@
 """Across corpora, when the result file has a summary: macro means with their stratified
 intervals (engine by metric), and the win/tie/loss record of every engine pair.
-
-The summary is newer than the first result files; it is read with getattr and
-mapping lookups, and a file without one simply has no such section.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...results.schema import ResultFile
+from ...results.schema import ResultFile, Summary
+from ..formats import summaries
 from .markup import Markup, esc, join, tag
 from .tables import td, th
-from .tiers import get
 
 
-def _interval(mean: Any, lo: Any, hi: Any) -> Markup:
-    if not isinstance(mean, int | float):
+def _interval(mean: float | None, lo: float | None, hi: float | None) -> Markup:
+    if mean is None:
         return esc("")
     text = [tag("span", f"{mean:.2f}", class_="mean")]
-    if isinstance(lo, int | float) and isinstance(hi, int | float):
+    if lo is not None and hi is not None:
         text.append(tag("span", f" [{lo:.2f}, {hi:.2f}]", class_="ci"))
     return join(text)
 
 
 def summary_section(result: ResultFile) -> Markup:
-    """One section per track's summary (a file written before tracks has only `summary`)."""
-    main = getattr(result, "summary", None)
-    # `summary` is the main one and stands for its track; `summaries` adds the others.
-    found = [main] if main is not None else []
-    found += [s for s in getattr(result, "summaries", None) or []
-              if main is None or _track(s) != _track(main)]
+    """One section per track's summary, the main one first."""
+    found = summaries(result)
     named = len(found) > 1
     return join([_one(s, named) for s in found]) if found else esc("")
 
 
-def _track(summary: object) -> str:
-    return str(get(summary, "track") or "questions")
-
-
-def _one(summary: object, named: bool) -> Markup:
-    track = _track(summary)
-    macro = list(get(summary, "macro") or [])
-    pairs = list(get(summary, "pairs") or [])
-    corpora = [str(c) for c in get(summary, "corpora") or []]
+def _one(summary: Summary, named: bool) -> Markup:
+    track = summary.track
+    macro, pairs, corpora = summary.macro, summary.pairs, summary.corpora
     title = f"Across corpora, {track} track" if named or track != "questions" else \
         "Across corpora"
     parts = [tag("h2", title),
@@ -52,18 +37,17 @@ def _one(summary: object, named: bool) -> Markup:
                  "each corpus; an engine is averaged over the corpora where it has a row.",
                  class_="note")]
     if macro:
-        metrics = list(dict.fromkeys(str(get(m, "metric")) for m in macro))
-        engines = list(dict.fromkeys(str(get(m, "engine")) for m in macro))
-        cell = {(str(get(m, "engine")), str(get(m, "metric"))): m for m in macro}
+        metrics = list(dict.fromkeys(m.metric for m in macro))
+        engines = list(dict.fromkeys(m.engine for m in macro))
+        cell = {(m.engine, m.metric): m for m in macro}
         body = []
         for engine in engines:
             cells = [td(tag("b", engine), None, "name")]
             for metric in metrics:
                 m = cell.get((engine, metric))
-                mean = get(m, "mean") if m is not None else None
-                n = len(get(m, "corpora") or []) if m is not None else 0
-                cells.append(td(_interval(mean, get(m, "lo"), get(m, "hi")) if m is not None
-                                else "", mean if isinstance(mean, int | float) else None,
+                n = len(m.corpora) if m is not None else 0
+                cells.append(td(_interval(m.mean, m.lo, m.hi) if m is not None else "",
+                                m.mean if m is not None else None,
                                 "num", f"over {n} corpora" if n else None))
             body.append(tag("tr", *cells, data_engine=engine))
         parts.append(tag("div", tag("table", tag("thead", tag("tr", th("engine", "text"),
@@ -73,13 +57,10 @@ def _one(summary: object, named: bool) -> Markup:
     if pairs:
         body = []
         for p in pairs:
-            outcomes = get(p, "outcomes") or {}
-            body.append(tag("tr", td(get(p, "metric")),
-                            td(f"{get(p, 'engine_a')} vs {get(p, 'engine_b')}"),
-                            td(get(p, "wins"), get(p, "wins"), "num"),
-                            td(get(p, "ties"), get(p, "ties"), "num"),
-                            td(get(p, "losses"), get(p, "losses"), "num"),
-                            td(", ".join(f"{k}: {v}" for k, v in dict(outcomes).items()))))
+            body.append(tag("tr", td(p.metric), td(f"{p.engine_a} vs {p.engine_b}"),
+                            td(p.wins, p.wins, "num"), td(p.ties, p.ties, "num"),
+                            td(p.losses, p.losses, "num"),
+                            td(", ".join(f"{k}: {v}" for k, v in p.outcomes.items()))))
         head = tag("tr", th("metric", "text"), th("A vs B", "text"), th("won"), th("tied"),
                    th("lost"), th("per corpus (A's outcome)", "text"))
         table = tag("div", tag("table", tag("thead", head), tag("tbody", *body),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...protocol import CHUNK_RECALL, TIER_METRICS
 from ...results.schema import Estimate, ResultFile, Row
 from ..formats import FLAG_HELP, fmt, index_cells, rows_of, secs, tokens
 from . import tiers as tiering
@@ -75,7 +76,7 @@ def flag_spans(flags: Iterable[str]) -> Markup:
 
 def headline_table(result: ResultFile, corpus: str, track: str) -> Markup:
     rows = rows_of(result, corpus, headline_only=False)
-    if track == "chunk" and not any(r.metrics.get("chunk.recall@10") for r in rows):
+    if track == "chunk" and not any(r.metrics.get(CHUNK_RECALL) for r in rows):
         return tag("p", "Chunk metrics are not entered for any engine on this corpus (no "
                    "line spans, or no gold span): see the file track.", class_="note")
     tiers: dict[tuple[str, int], tiering.Tier] = {}
@@ -125,7 +126,7 @@ def headline_table(result: ResultFile, corpus: str, track: str) -> Markup:
         body.append(tag("tr", *[c for c in cells if c is not None],
                         class_=None if r.headline else "extra", data_engine=r.engine,
                         data_per_file=str(r.per_file)))
-    metric = tiering.TIER_METRIC[track]
+    metric = TIER_METRICS[track]
     how = (f"Tiers as the result file states them, on {metric}: engines sharing a letter "
            "are not significantly different (Holm-adjusted p ≥ 0.05)" if stated else
            f"No tiers: no paired comparison on {metric} here" if not tiers else

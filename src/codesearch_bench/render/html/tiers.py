@@ -1,21 +1,18 @@
 """Significance tiers for the headline tables: the result file's own when it states them,
 else derived here from its paired comparisons, never invented where nothing was tested.
 
-Tiers are a newer part of the result schema, so they are read defensively
-(attributes or mapping keys, any of them missing): a file written before them
-still gets derived tiers, and one written after them shows exactly its own.
+A result states no tiers for a table when it was written before results had them
+(results/upgrade.py leaves `tiers` empty: they cannot be recovered without the
+per-query values' tests, which the derived tiers stand in for).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from ...protocol import TIER_METRICS
 from ...results.schema import ResultFile
 from ..formats import significant
-
-#: the paired metric a track's tiers are decided on (both have an exact McNemar test)
-TIER_METRIC = {"file": "file.hit@10", "chunk": "chunk.hit@10"}
 
 
 @dataclass(frozen=True)
@@ -25,34 +22,22 @@ class Tier:
     title: str  # the hover text: what the label means for this engine
 
 
-def get(item: object, key: str) -> Any:
-    return item.get(key) if isinstance(item, dict) else getattr(item, key, None)
-
-
-def tier_groups(result: ResultFile) -> list[Any]:
-    raw = getattr(result, "tiers", None)
-    return list(raw) if isinstance(raw, list | tuple) else []
-
-
 def recorded(result: ResultFile, corpus: str, per_file: int,
              track: str) -> dict[str, Tier] | None:
     """The result's tiers for this table (every query, the track's paired metric); None
     when it states none."""
-    metric = TIER_METRIC[track]
-    for item in tier_groups(result):
-        if (get(item, "corpus"), get(item, "per_file"), get(item, "metric")) != (
-                corpus, per_file, metric) or get(item, "group") is not None:
+    metric = TIER_METRICS[track]
+    for group in result.tiers:
+        if (group.corpus, group.per_file, group.metric, group.group) != (
+                corpus, per_file, metric, None):
             continue
         out: dict[str, Tier] = {}
-        for entry in get(item, "engines") or []:
-            engine, letters = get(entry, "engine"), get(entry, "letters")
-            lo, hi = get(entry, "rank_lo"), get(entry, "rank_hi")
-            if engine is None or letters is None:
-                continue
+        for entry in group.engines:
+            lo, hi = entry.rank_lo, entry.rank_hi
             ranks = (f"rank {lo}" if lo == hi else f"ranks {lo}–{hi}") if lo else ""
-            out[str(engine)] = Tier(str(letters), int(lo) if isinstance(lo, int) else 0,
-                                    f"{ranks}; engines sharing a letter are not significantly "
-                                    f"different on {metric}".lstrip("; "))
+            out[entry.engine] = Tier(entry.letters, lo,
+                                     f"{ranks}; engines sharing a letter are not significantly "
+                                     f"different on {metric}".lstrip("; "))
         if out:
             return out
     return None
@@ -63,13 +48,13 @@ def derived(result: ResultFile, corpus: str, per_file: int, track: str) -> dict[
     Holm-corrected paired test does not separate from it; the first engine it does
     separate starts the next tier, and so on down. An engine never compared with its
     tier's leader gets no tier: untested is not "not separated"."""
-    metric = TIER_METRIC[track]
+    metric = TIER_METRICS[track]
     rows = [r for r in result.rows if r.corpus == corpus and r.per_file == per_file
             and r.headline and (e := r.metrics.get(metric)) is not None and e.mean is not None]
     rows.sort(key=lambda r: -(r.metrics[metric].mean or 0.0))
     tested = {frozenset((c.engine_a, c.engine_b)): significant(c) for c in result.comparisons
               if c.corpus == corpus and c.per_file == per_file and c.metric == metric
-              and get(c, "group") is None}
+              and c.group is None}
     tiers: dict[str, Tier] = {}
     tier, leader = 0, ""
     for r in rows:
@@ -85,11 +70,7 @@ def derived(result: ResultFile, corpus: str, per_file: int, track: str) -> dict[
 def grouped(result: ResultFile, corpus: str) -> list[tuple[str, str, int, list[str]]]:
     """The result's tiers on a subset of the queries (a split or a tag), as
     (group, metric, per_file, ["engine letters", ...]) for the comparisons section."""
-    out = []
-    for item in tier_groups(result):
-        if get(item, "corpus") != corpus or get(item, "group") is None:
-            continue
-        cells = [f"{get(e, 'engine')} {get(e, 'letters')}" for e in get(item, "engines") or []]
-        out.append((str(get(item, "group")), str(get(item, "metric")),
-                    int(get(item, "per_file") or 0), cells))
+    out = [(group.group, group.metric, group.per_file,
+            [f"{e.engine} {e.letters}" for e in group.engines])
+           for group in result.tiers if group.corpus == corpus and group.group is not None]
     return sorted(out)
