@@ -1,7 +1,7 @@
 """`bench compare`: every engine on every corpus, one protocol, one scoring.
 
-This module turns the command line into `comparison.CompareOptions`, shows progress
-and the tables, and says what was written; `comparison.execute` does the work.
+This module turns the command line into `run/options.CompareOptions`, shows progress
+and the tables, and says what was written; `run/comparison.execute` does the work.
 The exit code is the largest of the recorded failures' classes' codes.
 """
 
@@ -17,7 +17,8 @@ from ..render import progress, table
 from ..render.loggers import logger_for
 from ..render.ui import UI
 from ..run import shards
-from ..run.comparison import CompareOptions, Events, execute
+from ..run.comparison import execute
+from ..run.options import CompareOptions, Events
 from ..run.plan import TRACKS
 from .suites import suite
 

@@ -30,7 +30,7 @@ from ..render.probe import render_probe
 from ..render.ui import UI
 from ..results.probe import ProbeHit, ProbeReport
 from ..run.cell import Probed, probe_query
-from ..run.comparison import DEFAULT_CUTOFFS
+from ..run.options import DEFAULT_CUTOFFS
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
 from ..workdir import Where, find_spec
