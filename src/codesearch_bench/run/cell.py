@@ -4,7 +4,7 @@ Returns rows and failures as data; nothing here raises for an engine's
 misbehaviour (a crash, a hang, garbage output are query errors or a failed
 cell). Only a spec that cannot be rendered or an executable that cannot be
 found stop the cell, and those become a Failure too. `ensure_index` is the
-one index step: compare's cells and `bench probe` both go through it.
+one index step: compare's cells and `bench probe` (run/probe.py) both go through it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..model import Span
 from ..processes.command import Measurement
 from ..results.schema import Failure, IndexOut, Row, SearchOut
 from ..results.spool import Spool, Spooled
-from ..scoring.evaluate import Evaluation, evaluate, gold_models
+from ..scoring.evaluate import evaluate, gold_models
 from ..scoring.rows import Pass, build_rows, quantile
 
 MAX_CONSECUTIVE_TIMEOUTS = 3
@@ -317,31 +317,6 @@ def _failed(cell: Cell, result: CellResult, searcher: Searcher) -> Failure | Non
                        message=f"{len(refused)} of {len(head.outcomes)} queries could not be "
                        f"run and score as misses; the first: {result.rejected[0]}")
     return None
-
-
-@dataclass
-class Probed:
-    """One cell for one query: the index step, the search, and its evaluation."""
-
-    index: IndexStep
-    search: SearchResult | None = None
-    evaluation: Evaluation | None = None
-
-
-def probe_query(loaded: LoadedSpec, ctx: Context, corpus_pin: str, query: str,
-                gold: list[Span], *, k: int, per_file: int, tree_files: int,
-                reindex: bool, cutoffs: tuple[int, ...]) -> Probed:
-    """What compare does for one query of one cell, kept whole for showing."""
-    step = ensure_index(loaded, ctx, corpus_pin, reindex=reindex)
-    probed = Probed(step)
-    if step.out is None:
-        return probed
-    with Searcher(loaded, ctx) as searcher:
-        probed.search = searcher.search(query, k, per_file)
-    probed.evaluation = evaluate("probe", probed.search, gold, loaded.spec,
-                                 text=TreeText(ctx.root), per_file=per_file,
-                                 cutoffs=cutoffs, tree_files=tree_files)
-    return probed
 
 
 def _reported_counts(m: Measurement) -> tuple[int | None, int | None]:
