@@ -260,28 +260,28 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             run.answers_of = passes[0]
         for i, q in enumerate(cell.queries):
             if reuse:
-                found = asked[i]
+                answer = asked[i]
             elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
                 # A one-shot engine that hangs every time would otherwise cost its full
                 # timeout on every remaining query.
-                found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
+                answer = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
                                      "queries in a row")
             else:
-                found = searcher.search(q.query, k_max, per_file)
-                timeouts = timeouts + 1 if found.timed_out else 0
-                seen.add(found.parsed)
+                answer = searcher.search(q.query, k_max, per_file)
+                timeouts = timeouts + 1 if answer.timed_out else 0
+                seen.add(answer.parsed)
             if keep and per_file == passes[0]:
-                asked.append(found)
-            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
+                asked.append(answer)
+            graded = evaluate(q.id, answer, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files, gold_out=gold_out[i],
                               split=q.split, tags=q.tags)
             run.outcomes.append(graded.outcome if spool is None else spool.put(graded.outcome))
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
-            if found.error is None:
-                run.latencies.append(found.latency_s)
-            elif found.rejected and not reuse:
-                result.rejected.append(f"{q.id}: {found.error}")
+            if answer.error is None:
+                run.latencies.append(answer.latency_s)
+            elif answer.rejected and not reuse:
+                result.rejected.append(f"{q.id}: {answer.error}")
         if cell.queries:
             # Each pass records its own command line: per_file is in it.
             run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv

@@ -80,31 +80,31 @@ def resolve_expect(root: Path, exp: Span, *, h_as_cpp: bool = False) -> Span:
 def _on_corpus(opts: ProbeOptions, name: str) -> ProbeReport:
     """Probe against a set-up corpus: its tree, and a query (with gold) from its set."""
     where = opts.where
-    (chosen,) = select(load_corpora(where.corpora_file), name)
-    if not setup.is_set_up(where.corpora_root, chosen):
-        raise UsageError(f"corpus {chosen.name!r} is not set up under {where.corpora_root}",
-                         hint=f"run `bench setup --corpus {chosen.name}` first, or point "
+    (corpus,) = select(load_corpora(where.corpora_file), name)
+    if not setup.is_set_up(where.corpora_root, corpus):
+        raise UsageError(f"corpus {corpus.name!r} is not set up under {where.corpora_root}",
+                         hint=f"run `bench setup --corpus {corpus.name}` first, or point "
                          "--work (or --corpora-root, $BENCH_WORK, $BENCH_CORPORA) at where it "
                          "was set up")
-    dirs = setup.dirs(where.corpora_root, chosen)
+    dirs = setup.dirs(where.corpora_root, corpus)
     expected = list(opts.expected)
     query_text = opts.text
     if opts.query_id is not None:
-        if chosen.queries_path is None:
-            raise UsageError(f"corpus {chosen.name!r} has no query set")
-        query_set = load_queries(chosen.queries_path)
+        if corpus.queries_path is None:
+            raise UsageError(f"corpus {corpus.name!r} has no query set")
+        query_set = load_queries(corpus.queries_path)
         query = query_set.by_id(opts.query_id)
         query_text = opts.text or query.query
-        resolved = resolve_set(chosen, dirs.tree,
+        resolved = resolve_set(corpus, dirs.tree,
                                QuerySet(query_set.path, [query], query_set.sha256))
         expected.extend(resolved.spans.get(query.id, []))
         expected.extend(Span(f"(unresolved) {failure}") for failure in resolved.failures)
     if query_text is None:
         raise UsageError("give --query ID (from the corpus's query set) or --text")
-    expected = [resolve_expect(dirs.tree, e, h_as_cpp=chosen.spec.h_as_cpp) for e in expected]
+    expected = [resolve_expect(dirs.tree, e, h_as_cpp=corpus.spec.h_as_cpp) for e in expected]
     return _on_tree(opts, root=dirs.tree, query=query_text, expected=expected,
-                    corpus_key=chosen.name, corpus_pin=chosen.identity,
-                    lang=",".join(chosen.spec.languages), query_id=opts.query_id,
+                    corpus_key=corpus.name, corpus_pin=corpus.identity,
+                    lang=",".join(corpus.spec.languages), query_id=opts.query_id,
                     tree_size=Manifest.read(dirs.manifest).files)
 
 
