@@ -22,14 +22,16 @@ from codesearch_bench.results import journal, spool, write
 from codesearch_bench.results.held import HeldRows
 from codesearch_bench.results.schema import ResultFile
 from codesearch_bench.run import cell as cell_module
-from codesearch_bench.run import comparison as compare
+from codesearch_bench.run import comparison
+from codesearch_bench.run.options import CompareOptions, Events
+from codesearch_bench.run.preflight import load_specs, plan_corpora
 
 REPO = Path(__file__).resolve().parent.parent
 ENGINES = [REPO / "engines" / "grep.json", REPO / "engines" / "bm25.json"]
 
 
-def _run(tmp: Path, toml: Path, tag: str, **extra: object) -> compare.Outcome:
-    return compare.execute(compare.CompareOptions(
+def _run(tmp: Path, toml: Path, tag: str, **extra: object) -> comparison.Outcome:
+    return comparison.execute(CompareOptions(
         engines=ENGINES, corpora_file=toml, corpora_root=tmp / "corpora", work=tmp / tag,
         json_out=tmp / f"{tag}.json", **extra))  # type: ignore[arg-type]
 
@@ -63,10 +65,10 @@ def test_slim_rows_give_the_same_statistics_and_the_whole_file(tmp_path: Path,
 def test_a_spooled_cell_holds_its_outcomes_slim_and_writes_them_whole(tmp_path: Path) -> None:
     toml = make_corpus(tmp_path, "alpha")
     result = _run(tmp_path, toml, "run").result
-    opts = compare.CompareOptions(engines=ENGINES[:1], corpora_file=toml,
-                           corpora_root=tmp_path / "corpora", work=tmp_path / "run")
-    (ready,) = compare._plans(opts, compare.Events(), [], compare.load_specs(ENGINES[:1], []))
-    cell = compare._cell(ready, load_spec(ENGINES[0]), opts)
+    opts = CompareOptions(engines=ENGINES[:1], corpora_file=toml,
+                          corpora_root=tmp_path / "corpora", work=tmp_path / "run")
+    (plan,) = plan_corpora(opts, Events(), [], load_specs(ENGINES[:1], []))
+    cell = comparison.cell_for(plan, load_spec(ENGINES[0]), opts)
     spooled_cell = dataclasses.replace(cell, spool=tmp_path / "spool")
     done = cell_module.run_cell(spooled_cell)
     held = [o for p in done.passes for o in p.outcomes]
@@ -119,10 +121,10 @@ def test_the_streamed_text_is_a_whole_model_dump(tmp_path: Path) -> None:
 @pytest.mark.hostile
 def test_a_spool_that_cannot_be_written_fails_its_cell_with_the_reason(tmp_path: Path) -> None:
     toml = make_corpus(tmp_path, "alpha")
-    opts = compare.CompareOptions(engines=ENGINES[:1], corpora_file=toml,
-                           corpora_root=tmp_path / "corpora", work=tmp_path / "run")
-    (ready,) = compare._plans(opts, compare.Events(), [], compare.load_specs(ENGINES[:1], []))
-    cell = compare._cell(ready, load_spec(ENGINES[0]), opts)
+    opts = CompareOptions(engines=ENGINES[:1], corpora_file=toml,
+                          corpora_root=tmp_path / "corpora", work=tmp_path / "run")
+    (plan,) = plan_corpora(opts, Events(), [], load_specs(ENGINES[:1], []))
+    cell = comparison.cell_for(plan, load_spec(ENGINES[0]), opts)
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     done = cell_module.run_cell(dataclasses.replace(cell, spool=blocked / "spool"))

@@ -15,7 +15,8 @@ from minicorpus import make_corpus
 
 from codesearch_bench.results import journal
 from codesearch_bench.results.schema import ResultFile
-from codesearch_bench.run import comparison as compare
+from codesearch_bench.run.comparison import execute
+from codesearch_bench.run.options import CompareOptions
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -24,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 def result(tmp_path_factory: pytest.TempPathFactory) -> ResultFile:
     tmp = tmp_path_factory.mktemp("journal")
     toml = make_corpus(tmp, "alpha")
-    return compare.execute(compare.CompareOptions(
+    return execute(CompareOptions(
         engines=[REPO / "engines" / "grep.json"], corpora_file=toml,
         corpora_root=tmp / "corpora", work=tmp / "work")).result
 

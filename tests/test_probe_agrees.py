@@ -15,8 +15,8 @@ import pytest
 from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
-from codesearch_bench.commands.probe import probe_corpus
 from codesearch_bench.results.schema import ResultFile
+from codesearch_bench.run.probe import ProbeOptions, probe
 from codesearch_bench.workdir import Where
 
 # Several chunks per file, so per_file 1 and 2 collapse differently.
@@ -67,8 +67,8 @@ def test_probe_shows_the_outcome_compare_stored(
     (row,) = [r for r in result.rows if r.per_file == per_file]
     stored = {q.id: q for q in row.queries}
     for query in QUERIES:
-        report = probe_corpus(spec, where, corpus="mini", query_id=query["id"], text=None,
-                              per_file=per_file)
+        report = probe(ProbeOptions(spec, where, corpus="mini", query_id=query["id"],
+                                    per_file=per_file))
         assert report.outcome is not None
         shown = report.outcome.model_dump(include=set(COMPARED))
         assert shown == stored[query["id"]].model_dump(include=set(COMPARED)), query["id"]

@@ -1,7 +1,7 @@
 """`bench compare`: every engine on every corpus, one protocol, one scoring.
 
-This module turns the command line into `comparison.CompareOptions`, shows progress
-and the tables, and says what was written; `comparison.execute` does the work.
+This module turns the command line into `run/options.CompareOptions`, shows progress
+and the tables, and says what was written; `run/comparison.execute` does the work.
 The exit code is the largest of the recorded failures' classes' codes.
 """
 
@@ -17,7 +17,8 @@ from ..render import progress, table
 from ..render.loggers import logger_for
 from ..render.ui import UI
 from ..run import shards
-from ..run.comparison import CompareOptions, Events, execute
+from ..run.comparison import execute
+from ..run.options import CompareOptions, Events
 from ..run.plan import TRACKS
 from .suites import suite
 
@@ -27,12 +28,12 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give the number of queries per corpus, >= 1")
     chosen_suite, corpora_file = suite(args.suite, where.corpora_file)
-    chosen = args.query_set or chosen_suite.query_set
+    query_set = args.query_set or chosen_suite.query_set
     opts = CompareOptions(
         engines=list(args.engine), corpora_file=corpora_file,
         corpora_root=where.corpora_root, work=where.work,
         corpus=args.corpus if args.corpus is not None else chosen_suite.corpus,
-        tracks=TRACKS if chosen == "all" else (chosen,),
+        tracks=TRACKS if query_set == "all" else (query_set,),
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
         keep_going=args.keep_going, split=args.split, headline_only=args.headline_only,

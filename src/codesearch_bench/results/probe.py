@@ -1,6 +1,6 @@
 """What `bench probe` found: one cell for one query, with every step kept for showing.
 
-A report is data: `commands/probe.py` builds it from the same index step and
+A report is data: `run/probe.py` builds it from the same index step and
 the same `evaluate()` as compare, and `render/probe.py` only reads it.
 """
 

@@ -4,7 +4,7 @@ Returns rows and failures as data; nothing here raises for an engine's
 misbehaviour (a crash, a hang, garbage output are query errors or a failed
 cell). Only a spec that cannot be rendered or an executable that cannot be
 found stop the cell, and those become a Failure too. `ensure_index` is the
-one index step: compare's cells and `bench probe` both go through it.
+one index step: compare's cells and `bench probe` (run/probe.py) both go through it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..model import Span
 from ..processes.command import Measurement
 from ..results.schema import Failure, IndexOut, Row, SearchOut
 from ..results.spool import Spool, Spooled
-from ..scoring.evaluate import Evaluation, evaluate, gold_models
+from ..scoring.evaluate import evaluate, gold_models
 from ..scoring.rows import Pass, build_rows, quantile
 
 MAX_CONSECUTIVE_TIMEOUTS = 3
@@ -260,28 +260,28 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             run.answers_of = passes[0]
         for i, q in enumerate(cell.queries):
             if reuse:
-                found = asked[i]
+                answer = asked[i]
             elif timeouts >= MAX_CONSECUTIVE_TIMEOUTS:
                 # A one-shot engine that hangs every time would otherwise cost its full
                 # timeout on every remaining query.
-                found = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
+                answer = SearchResult(error=f"skipped: the engine timed out on {timeouts} "
                                      "queries in a row")
             else:
-                found = searcher.search(q.query, k_max, per_file)
-                timeouts = timeouts + 1 if found.timed_out else 0
-                seen.add(found.parsed)
+                answer = searcher.search(q.query, k_max, per_file)
+                timeouts = timeouts + 1 if answer.timed_out else 0
+                seen.add(answer.parsed)
             if keep and per_file == passes[0]:
-                asked.append(found)
-            graded = evaluate(q.id, found, cell.gold.get(q.id, []), loaded.spec, text=text,
+                asked.append(answer)
+            graded = evaluate(q.id, answer, cell.gold.get(q.id, []), loaded.spec, text=text,
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files, gold_out=gold_out[i],
                               split=q.split, tags=q.tags)
             run.outcomes.append(graded.outcome if spool is None else spool.put(graded.outcome))
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
-            if found.error is None:
-                run.latencies.append(found.latency_s)
-            elif found.rejected and not reuse:
-                result.rejected.append(f"{q.id}: {found.error}")
+            if answer.error is None:
+                run.latencies.append(answer.latency_s)
+            elif answer.rejected and not reuse:
+                result.rejected.append(f"{q.id}: {answer.error}")
         if cell.queries:
             # Each pass records its own command line: per_file is in it.
             run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
@@ -317,31 +317,6 @@ def _failed(cell: Cell, result: CellResult, searcher: Searcher) -> Failure | Non
                        message=f"{len(refused)} of {len(head.outcomes)} queries could not be "
                        f"run and score as misses; the first: {result.rejected[0]}")
     return None
-
-
-@dataclass
-class Probed:
-    """One cell for one query: the index step, the search, and its evaluation."""
-
-    index: IndexStep
-    search: SearchResult | None = None
-    evaluation: Evaluation | None = None
-
-
-def probe_query(loaded: LoadedSpec, ctx: Context, corpus_pin: str, query: str,
-                gold: list[Span], *, k: int, per_file: int, tree_files: int,
-                reindex: bool, cutoffs: tuple[int, ...]) -> Probed:
-    """What compare does for one query of one cell, kept whole for showing."""
-    step = ensure_index(loaded, ctx, corpus_pin, reindex=reindex)
-    probed = Probed(step)
-    if step.out is None:
-        return probed
-    with Searcher(loaded, ctx) as searcher:
-        probed.search = searcher.search(query, k, per_file)
-    probed.evaluation = evaluate("probe", probed.search, gold, loaded.spec,
-                                 text=TreeText(ctx.root), per_file=per_file,
-                                 cutoffs=cutoffs, tree_files=tree_files)
-    return probed
 
 
 def _reported_counts(m: Measurement) -> tuple[int | None, int | None]:

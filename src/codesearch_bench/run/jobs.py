@@ -138,20 +138,20 @@ class _Worker(Generic[T]):
     def take(self) -> tuple[bool, list[str], Measured | None]:
         """Read what the pipe holds: (at its end, the ticks it carried, a finished cell)."""
         ticks: list[str] = []
-        done: Measured | None = None
+        finished: Measured | None = None
         while True:
             try:
                 chunk = os.read(self.fd, 1 << 16)
             except BlockingIOError:
-                return False, ticks, done
+                return False, ticks, finished
             if not chunk:
-                return True, ticks, done
+                return True, ticks, finished
             self.buf += chunk
             for kind, body in self._messages():
                 if kind == "tick":
                     ticks.append(str(body))
                 elif kind == "done" and isinstance(body, Measured):
-                    done = body
+                    finished = body
 
     def _messages(self) -> Iterator[tuple[str, object]]:
         while len(self.buf) >= HEADER:

@@ -96,55 +96,57 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
         raise QueryError(f"no track {track!r}; the tracks are {', '.join(TRACKS)}")
     if not setup.is_set_up(corpora_root, corpus):
         stage(f"setting up corpus {corpus.name}")
-    done = setup.setup(corpus, corpora_root)
+    set_up = setup.setup(corpus, corpora_root)
     base = setup.dirs(corpora_root.resolve(), corpus)
     if track == needles.TRACK:
         return _needle_plan(corpus, base, limit, split, ids, stage)
     if corpus.queries_path is None:
         raise CorpusError(f"corpus {corpus.name!r} has no query set in corpora.toml")
     qs = load_queries(corpus.queries_path)
-    report = resolve_set(corpus, done.tree, qs, base.gold)
-    if report.failures:
-        raise QueryError(f"corpus {corpus.name!r}: {len(report.failures)} gold item(s) "
-                         f"do not resolve (first: {report.failures[0]})",
+    resolved = resolve_set(corpus, set_up.tree, qs, base.gold)
+    if resolved.failures:
+        raise QueryError(f"corpus {corpus.name!r}: {len(resolved.failures)} gold item(s) "
+                         f"do not resolve (first: {resolved.failures[0]})",
                          hint=f"run `bench validate --corpus {corpus.name}`")
-    return Plan(corpus, done.manifest, done.tree, qs, pick(qs, split, ids, limit), report.spans,
-                dirs=base)
+    return Plan(corpus, set_up.manifest, set_up.tree, qs, pick(qs, split, ids, limit),
+                resolved.spans, dirs=base)
 
 
 def _needle_plan(corpus: Corpus, base: CorpusDir, limit: int | None, split: str,
                  ids: list[str] | None, stage: Callable[[str], None]) -> Plan:
     if not needles.is_built(corpus, base):
         stage(f"generating the needle track of {corpus.name}")
-    built = needles.prepare(corpus, base)
-    if not built.query_set.queries:
+    needle_track = needles.prepare(corpus, base)
+    if not needle_track.query_set.queries:
+        candidates = needle_track.record.get("candidates", 0)
         raise QueryError(f"corpus {corpus.name!r}: no documented definition survived the "
-                         f"needle filters ({built.record.get('candidates', 0)} candidates)",
+                         f"needle filters ({candidates} candidates)",
                          hint="this corpus has no needle track; run its questions only")
-    report = resolve_set(corpus, built.dirs.tree, built.query_set, built.dirs.gold)
-    if report.failures:
-        raise QueryError(f"corpus {corpus.name!r}, needle track: {len(report.failures)} gold "
-                         f"item(s) do not resolve (first: {report.failures[0]})",
-                         hint=f"delete {built.dirs.base} to generate it again")
-    return Plan(corpus, built.manifest, built.dirs.tree, built.query_set,
-                pick(built.query_set, split, ids, limit), report.spans, track=needles.TRACK,
-                dirs=built.dirs, track_info=built.record)
+    dirs = needle_track.dirs
+    resolved = resolve_set(corpus, dirs.tree, needle_track.query_set, dirs.gold)
+    if resolved.failures:
+        raise QueryError(f"corpus {corpus.name!r}, needle track: {len(resolved.failures)} gold "
+                         f"item(s) do not resolve (first: {resolved.failures[0]})",
+                         hint=f"delete {dirs.base} to generate it again")
+    return Plan(corpus, needle_track.manifest, dirs.tree, needle_track.query_set,
+                pick(needle_track.query_set, split, ids, limit), resolved.spans,
+                track=needles.TRACK, dirs=dirs, track_info=needle_track.record)
 
 
-def rebuild(ready: Plan, corpora_root: Path) -> None:
+def rebuild(plan: Plan, corpora_root: Path) -> None:
     """An engine changed this plan's tree: set the corpus (and its track) up again."""
     root = corpora_root.resolve()
-    if ready.track == QUESTIONS:
-        setup.invalidate(root, ready.corpus)
-        setup.setup(ready.corpus, root)
+    if plan.track == QUESTIONS:
+        setup.invalidate(root, plan.corpus)
+        setup.setup(plan.corpus, root)
     else:
-        needles.invalidate(setup.dirs(root, ready.corpus))
-        needles.prepare(ready.corpus, setup.dirs(root, ready.corpus))
+        needles.invalidate(setup.dirs(root, plan.corpus))
+        needles.prepare(plan.corpus, setup.dirs(root, plan.corpus))
 
 
-def units(ready: Plan, loaded: LoadedSpec, headline_only: bool) -> int:
+def units(plan: Plan, loaded: LoadedSpec, headline_only: bool) -> int:
     """A cell's share of the work, and its outcomes: each query once per per_file pass."""
-    return len(ready.queries) * (1 if headline_only else len(set(loaded.spec.per_file)))
+    return len(plan.queries) * (1 if headline_only else len(set(loaded.spec.per_file)))
 
 
 def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
@@ -155,18 +157,18 @@ def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
     return specs[shift:] + specs[:shift]
 
 
-def uncovered(loaded: LoadedSpec, ready: Plan) -> str | None:
+def uncovered(loaded: LoadedSpec, plan: Plan) -> str | None:
     """Why the engine cannot answer for this corpus at all, or None when it can."""
     spec = loaded.spec
-    if spec.covers is not None and ready.corpus.name not in spec.covers:
+    if spec.covers is not None and plan.corpus.name not in spec.covers:
         return "not in the engine's `covers`"
-    if spec.reads is not None and not _holds(ready.tree, tuple(spec.reads)):
+    if spec.reads is not None and not _holds(plan.tree, tuple(spec.reads)):
         return f"the tree holds no file the engine reads (`reads`: {', '.join(spec.reads)})"
     return None
 
 
-def covered(loaded: LoadedSpec, ready: Plan) -> bool:
-    return uncovered(loaded, ready) is None
+def covered(loaded: LoadedSpec, plan: Plan) -> bool:
+    return uncovered(loaded, plan) is None
 
 
 @functools.cache
@@ -179,9 +181,9 @@ def _holds(tree: Path, globs: tuple[str, ...]) -> bool:
 
 def gaps(plans: list[Plan], specs: list[LoadedSpec]) -> list[tuple[str, str, str]]:
     """(engine, corpus, reason) for each corpus an engine does not cover: gaps, not zeros."""
-    found = ((loaded.name, ready.unit, uncovered(loaded, ready))
-             for ready in plans for loaded in specs)
-    return [(e, c, why) for e, c, why in found if why is not None]
+    reasons = ((loaded.name, plan.unit, uncovered(loaded, plan))
+               for plan in plans for loaded in specs)
+    return [(e, c, why) for e, c, why in reasons if why is not None]
 
 
 def cells(plans: list[Plan], specs: list[LoadedSpec],
@@ -190,9 +192,9 @@ def cells(plans: list[Plan], specs: list[LoadedSpec],
 
     Cell j belongs to shard (j mod N) + 1.
     """
-    order = [(plan, loaded) for i, plan in enumerate(plans) for loaded in interleave(specs, i)
-             if covered(loaded, plan)]
+    in_order = [(plan, loaded) for i, plan in enumerate(plans)
+                for loaded in interleave(specs, i) if covered(loaded, plan)]
     if shard is None:
-        return order
+        return in_order
     index, count = shard
-    return [cell for j, cell in enumerate(order) if j % count == index - 1]
+    return [cell for j, cell in enumerate(in_order) if j % count == index - 1]

@@ -17,7 +17,7 @@ from ..errors import UsageError
 from ..protocol import PROTOCOL_VERSION
 from ..results import journal
 from ..results.schema import CorpusOut, EngineOut, Failure, ResultFile, Row
-from . import plan
+from .plan import Plan
 
 Cell = tuple[str, str]  # (engine, corpus)
 
@@ -75,13 +75,13 @@ def load_previous(path: Path) -> Previous:
     return previous
 
 
-def _same_cell(previous: Previous, key: Cell, loaded: LoadedSpec, ready: plan.Plan) -> bool:
+def _same_cell(previous: Previous, key: Cell, loaded: LoadedSpec, plan: Plan) -> bool:
     old_engine, old_corpus = previous.engines.get(key[0]), previous.corpora.get(key[1])
     return (old_engine is not None and old_corpus is not None
             and old_engine.spec_sha256 == loaded.sha256
-            and old_corpus.identity == ready.identity
-            and old_corpus.query_set_sha256 == ready.query_set.sha256
-            and old_corpus.queries == len(ready.queries))
+            and old_corpus.identity == plan.identity
+            and old_corpus.query_set_sha256 == plan.query_set.sha256
+            and old_corpus.queries == len(plan.queries))
 
 
 @dataclass
@@ -95,7 +95,7 @@ class Kept:
     corpora: dict[str, CorpusOut] = field(default_factory=dict)
 
 
-def kept_cells(previous: Previous | None, plans: list[plan.Plan], specs: list[LoadedSpec],
+def kept_cells(previous: Previous | None, plans: list[Plan], specs: list[LoadedSpec],
                cutoffs: tuple[int, ...], split: str) -> Kept:
     """Cells finished with the same spec, corpus, queries and cutoffs; and the rest carried."""
     kept = Kept()
@@ -112,18 +112,18 @@ def kept_cells(previous: Previous | None, plans: list[plan.Plan], specs: list[Lo
     by_engine = {s.name: s for s in specs}
     for key in sorted(set(previous.rows) | set(previous.failures)):
         engine, corpus = key
-        ready, loaded = by_corpus.get(corpus), by_engine.get(engine)
-        if ready is not None and loaded is not None:
+        plan, loaded = by_corpus.get(corpus), by_engine.get(engine)
+        if plan is not None and loaded is not None:
             # A cell of this run: kept only when it finished with rows under the same inputs;
             # a cell that only failed (no rows) is run again.
-            if previous.rows.get(key) and _same_cell(previous, key, loaded, ready):
+            if previous.rows.get(key) and _same_cell(previous, key, loaded, plan):
                 kept.done.add(key)
             else:
                 continue
-        elif ready is not None:
+        elif plan is not None:
             old = previous.corpora.get(corpus)
-            if old is None or old.identity != ready.identity or \
-                    old.query_set_sha256 != ready.query_set.sha256:
+            if old is None or old.identity != plan.identity or \
+                    old.query_set_sha256 != plan.query_set.sha256:
                 continue  # the corpus changed since: an old row would not be comparable
         elif corpus in previous.corpora:
             kept.corpora.setdefault(corpus, previous.corpora[corpus])
