@@ -51,11 +51,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any, Generic, TypeVar
+from typing import IO, Generic, TypeVar
 
 from ..corpus.fingerprint import Fingerprint, verify
 from ..processes import lifeline, procfs, reaper, signals
@@ -65,7 +64,6 @@ from .cell import Cell, Measured
 T = TypeVar("T")
 Job = tuple[Cell, Fingerprint]
 HEADER = 8  # a frame: its length (8 bytes, big-endian), then a pickle
-_STOP = (signal.SIGINT, signal.SIGTERM)
 #: The worker's command: this package importable whatever sys.path bench had, and the
 #: environment left as it is, since the engines inherit it.
 _HOME = str(Path(__file__).resolve().parent.parent)
@@ -313,14 +311,8 @@ def _stop(running: Sequence[_Worker[T]], pump: Callable[[], None]) -> None:
         for worker in running:
             worker.signal(signum if count < 2 else signal.SIGKILL)
 
-    saved: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        saved = {sig: signal.signal(sig, forward) for sig in _STOP}
-    try:
+    with signals.handling(forward):
         for worker in running:
             worker.signal(signal.SIGINT)  # an idle one exits; a busy one stops its cell
         while running:
             pump()
-    finally:
-        for sig, before in saved.items():
-            signal.signal(sig, before if before is not None else signal.SIG_DFL)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,22 +41,20 @@ def _jobs(stdin: BinaryIO) -> Iterator[Path]:
 
 def main(argv: list[str]) -> int:
     fd = int(argv[0])
-    handler = signals.Interrupts()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, handler)
-    try:
-        for job_file in _jobs(sys.stdin.buffer):
-            with job_file.open("rb") as fh:
-                cell, expected = pickle.load(fh)
-            job_file.unlink(missing_ok=True)
-            result = measure(cell, expected, lambda text: _send(fd, ("tick", text)))
-            # Shielded: a signal now waits until the finished cell has reached bench.
-            with signals.shielded():
-                _send(fd, ("done", result))
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        os.close(fd)
+    with signals.handling(signals.Interrupts()):
+        try:
+            for job_file in _jobs(sys.stdin.buffer):
+                with job_file.open("rb") as fh:
+                    cell, expected = pickle.load(fh)
+                job_file.unlink(missing_ok=True)
+                result = measure(cell, expected, lambda text: _send(fd, ("tick", text)))
+                # Shielded: a signal now waits until the finished cell has reached bench.
+                with signals.shielded():
+                    _send(fd, ("done", result))
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            os.close(fd)
     return 0
 
 
