@@ -1,7 +1,7 @@
 """gold.py against independent oracles: the stdlib ``ast`` for Python, universal-ctags for C.
 
 The Python oracle walks a deterministic half of the running interpreter's stdlib (files up to
-300 KB, site-packages left out) under a time budget; ``scripts/gold-agreement`` runs the same
+300 KB, site-packages left out) under a time budget; ``tools/gold-agreement`` runs the same
 comparison over every file. Run with ``pytest -s`` to see the agreement figures.
 """
 

@@ -1,4 +1,4 @@
-"""scripts/publish-result: the slim copy kept in docs/results recomputes every number."""
+"""tools/publish-result: the slim copy kept in docs/results recomputes every number."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ GOLDEN = REPO / "tests" / "golden" / "result-two-corpora.json"
 
 
 def _script() -> object:
-    loader = SourceFileLoader("publish_result", str(REPO / "scripts" / "publish-result"))
+    loader = SourceFileLoader("publish_result", str(REPO / "tools" / "publish-result"))
     spec = importlib.util.spec_from_loader(loader.name, loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)

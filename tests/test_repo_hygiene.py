@@ -18,8 +18,8 @@ from codesearch_bench.engine.spec import load_spec
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _load_script(name: str) -> ModuleType:
-    loader = SourceFileLoader(name.replace("-", "_"), str(REPO / "scripts" / name))
+def _load_tool(name: str) -> ModuleType:
+    loader = SourceFileLoader(name.replace("-", "_"), str(REPO / "tools" / name))
     spec = importlib.util.spec_from_loader(loader.name, loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
@@ -28,10 +28,10 @@ def _load_script(name: str) -> ModuleType:
 
 
 def test_schemas_in_sync() -> None:
-    writer = _load_script("write-schemas")
+    writer = _load_tool("write-schemas")
     for path, schema in writer.schemas().items():
         assert path.read_text() == writer.render(schema), (
-            f"{path} is stale: run `python scripts/write-schemas`"
+            f"{path} is stale: run `python tools/write-schemas`"
         )
 
 
@@ -48,8 +48,10 @@ def test_ruff_clean() -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.fail("ruff is part of the test extra: pip install -e '.[test]'")
-    scripts = [str(p) for p in sorted((REPO / "scripts").rglob("*")) if p.is_file() and (
-        p.suffix == ".py" or p.read_text(errors="replace").startswith("#!/usr/bin/env python"))]
+    files = [p for folder in ("scripts", "tools") for p in sorted((REPO / folder).rglob("*"))
+             if p.is_file()]
+    scripts = [str(p) for p in files if p.suffix == ".py" or
+               p.read_text(errors="replace").startswith("#!/usr/bin/env python")]
     targets = ["src", "tests", *scripts]
     if (REPO / "benchmarks").is_dir():
         targets.append("benchmarks")

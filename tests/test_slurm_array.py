@@ -1,6 +1,6 @@
 """A sharded compare as a real Slurm array job, merged, equals the unsharded run.
 
-Needs a running Slurm (`eval "$(scripts/ci-slurm)"` starts a one-node one from
+Needs a running Slurm (`eval "$(tools/ci-slurm)"` starts a one-node one from
 the OS packages; .ci/run does when it can); skips with the reason otherwise.
 """
 
@@ -33,7 +33,7 @@ def _slurm_up() -> str | None:
         return f"sinfo failed: {exc}"
     if state.returncode != 0 or ("idle" not in state.stdout and "mix" not in state.stdout):
         return f"no idle Slurm node ({(state.stderr or state.stdout).strip()[:200]}); start " \
-               "one with scripts/ci-slurm"
+               "one with tools/ci-slurm"
     return None
 
 

@@ -61,14 +61,14 @@ class UsageError(BenchError):
 class SpecError(UsageError):
     """An engine spec is malformed: names the file, the field and the fix."""
 
-    hint = "see README.md, 'Writing an engine spec', or protocol/engine.schema.json"
+    hint = "see docs/engine-specs.md or protocol/engine.schema.json"
 
 
 class CorpusError(BenchError):
     """corpora.toml, a download, a pin or an archive is wrong."""
 
     exit_code = 3
-    hint = "see README.md, 'Adding a corpus', for every corpora.toml key"
+    hint = "see docs/corpora.md for every corpora.toml key"
 
 
 class QueryError(CorpusError):
@@ -88,7 +88,7 @@ class RegressionFound(BenchError):
     """The regression gate found a watched metric worse than the baseline allows."""
 
     exit_code = 5
-    hint = "the table says which row and metric; see README.md, 'Regression gate'"
+    hint = "the table says which row and metric; see docs/reading-a-comparison.md#regression-gate"
 
 
 class LoggingFailed(EngineFailed):

@@ -70,8 +70,8 @@ def _library(importer: Importer) -> Any:
     except ImportError as exc:
         raise UsageError(f"{importer.name} with no --from loads the dataset from the Hugging "
                          f"Face hub, which needs the `datasets` library ({exc})",
-                         hint=f"install the extra: {EXTRA}; or download the dataset and pass "
-                         f"it with --from ({importer.download or 'see README.md'})") from None
+                         hint=f"install the extra: {EXTRA}; or download the dataset and pass it "
+                         f"with --from ({importer.download or 'see docs/importing.md'})") from None
 
 
 def load(importer: Importer, opts: ImportOptions, *, variant: str | None = None,
@@ -95,7 +95,7 @@ def load(importer: Importer, opts: ImportOptions, *, variant: str | None = None,
                 hint="a split or config the revision lacks (check --split and --variant), or "
                 "no route to the hub (check the network, or HF_ENDPOINT for a mirror); "
                 f"without the hub, download it and pass it with --from: "
-                f"{importer.download or 'see README.md'}") from None
+                f"{importer.download or 'see docs/importing.md'}") from None
         rows_read[f"{config or 'default'}/{split}"] = len(rows)
         return rows
 

@@ -81,7 +81,7 @@ def load(opts: ImportOptions) -> Suite:
 
 
 # The dataset repositories' commits (the SWE-bench organization's, where princeton-nlp/*
-# now redirects); README.md says how each was checked.
+# now redirects); docs/importing.md says how each was checked.
 HUB = Hub(variants={
     "full": HubSource("SWE-bench/SWE-bench", "7074ef12ea2a6f70a228943c1336553333c22786"),
     "lite": HubSource("SWE-bench/SWE-bench_Lite", "b0dde1093fe417d83b7184254edf8199c1f0dff5"),

@@ -121,7 +121,7 @@ def _one_summary(result: ResultFile, summary: Summary) -> list[str]:
 
 def headline_markdown(result: ResultFile) -> str:
     """The headline view as Markdown: per corpus the headline table, then the summary across
-    corpora -- what README.md's results section is generated from."""
+    corpora -- what docs/results.md's default results are generated from."""
     out: list[str] = []
     for corpus, info in result.corpora.items():
         rows = rows_of(result, corpus, headline_only=True)

@@ -3,7 +3,7 @@
 Each corpus line gives every engine's file MRR and file recall at 10 on its
 headline row, the engine pairs whose file-MRR difference is significant after
 Holm (with the sign), and the smallest file-MRR difference the paired tests
-could detect (MDD, their range over the pairs). It is what README.md's full
+could detect (MDD, their range over the pairs). It is what docs/results.md's full
 results are generated from, so every figure comes from the result file.
 """
 
