@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import journal
+from .outcome import slim
 from .schema import QueryOutcome, Row
-from .spool import slim
 
 #: Outcomes held in full before later cells are held slim: about 70 MB.
 LIMIT = 5_000

@@ -30,8 +30,9 @@ Field reference (all times in seconds, all memory in bytes):
 from __future__ import annotations
 
 import gzip
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,18 +53,24 @@ class Estimate(_M):
     n: int
 
 
-class SlotOut(_M):
+# A query's slots and gold are plain dataclasses, pydantic only when a file is read or
+# written: an outcome holds twenty-odd of them, thousands are made a second.
+@dataclass(slots=True, frozen=True)
+class SlotOut:
+    __pydantic_config__ = ConfigDict(extra="forbid")
     path: str
     chunks: list[tuple[int | None, int | None]]
 
 
-class GoldOut(_M):
+@dataclass(slots=True, frozen=True)
+class GoldOut:
+    __pydantic_config__ = ConfigDict(extra="forbid")
     path: str
     start: int | None = None
     end: int | None = None
     symbol: str | None = None
-    grade: int | None = Field(default=None, description="graded relevance from an imported "
-                              "dataset's qrels (file nDCG@10 gains it); None: ungraded")
+    grade: Annotated[int | None, Field(description="graded relevance from an imported "
+                     "dataset's qrels (file nDCG@10 gains it); None: ungraded")] = None
 
 
 class QueryOutcome(_M):

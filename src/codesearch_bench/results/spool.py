@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import BenchError
-from .construct import built
+from .outcome import slim
 from .schema import QueryOutcome
 
 OUTCOME_PREFIX = b'{"kind":"outcome","outcome":'
@@ -27,15 +27,6 @@ OUTCOME_PREFIX = b'{"kind":"outcome","outcome":'
 def line(outcome: QueryOutcome) -> bytes:
     """An outcome as its journal line: `{"kind":"outcome","outcome":{...}}`."""
     return OUTCOME_PREFIX + outcome.model_dump_json().encode() + b"}\n"
-
-
-def slim(outcome: QueryOutcome) -> QueryOutcome:
-    """The outcome without its per-slot detail: what a comparison's statistics read."""
-    # Built, not model_copy'd: every field is given, so the slim outcomes share one
-    # fields set (~700 bytes each otherwise, for tens of thousands of them).
-    return built(QueryOutcome, {
-        **vars(outcome), "slots": [], "gold": [], "file_gains": [],
-        "chunk_gains": None if outcome.chunk_gains is None else []})
 
 
 @dataclass
