@@ -27,7 +27,7 @@ from .normalize import Normalized, collapse, normalize
 KEEP_SLOTS = 20  # the slots stored per query: the largest default cutoff
 
 
-@dataclass
+@dataclass(slots=True, frozen=True)
 class Evaluation:
     """The outcome, and the intermediate steps probe shows."""
 

@@ -33,7 +33,7 @@ _PATH, _START, _END, _LINES, _TEXT, _SCORE = 1, 2, 4, 8, 16, 32
 _BITS = tuple(zip((_PATH, _START, _END, _LINES, _TEXT, _SCORE), _FIELDS, strict=True))
 _INF = float("inf")
 _EXACT = 2 ** 53  # ints a float holds exactly; past them fields.number decides
-_MAX_LINE = fields.MAX_LINE
+_MAX_LINE, _MAX_PATH_BYTES = fields.MAX_LINE, fields.MAX_PATH_BYTES
 T = TypeVar("T")
 
 
@@ -124,12 +124,12 @@ def _read(paths: _Paths, record: Any, result: ParseResult, prefix: str) -> int:
         if paths.path is None:
             path = ""
         elif (type(path_v) is str and path_v and "\x00" not in path_v
-              and not path_v.isspace() and len(path_v) * 4 <= fields.MAX_PATH_BYTES):
+              and not path_v.isspace() and len(path_v) * 4 <= _MAX_PATH_BYTES):
             path = path_v
         else:
             path = _slow(fields.path, path_v)
         text = text_v if text_v is None or type(text_v) is str else _slow(fields.text, text_v)
-        score = _score(score_v)
+        score = None if score_v is None else _score(score_v)
     except ValueError as exc:
         result.note(f"{prefix}result {rank + result.bad_records}: {exc}")
         return mask
@@ -146,8 +146,6 @@ def _read(paths: _Paths, record: Any, result: ParseResult, prefix: str) -> int:
 
 
 def _score(value: Any) -> float | None:
-    if value is None:
-        return None
     if type(value) is float:
         if value == value and value not in (_INF, -_INF):
             return value
