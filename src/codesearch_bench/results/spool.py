@@ -1,6 +1,6 @@
 """A running cell's outcomes, written to disk as they are made and held slim.
 
-A cell of 10,000 queries and two per_file passes would hold ~270 MB of outcomes
+A cell of 10,000 queries and two per_file passes would hold ~155 MB of outcomes
 (slots, gains, gold) until it ends. When the comparison's bound on outcomes held
 in full (results/held.py) would be passed, the cell gets a spool: each outcome
 is written there whole, in the journal's own outcome-line format, and only its
