@@ -27,8 +27,9 @@ from pathlib import Path
 root = Path(sys.argv[1]).resolve()
 sys.path.insert(0, str(root / "benchmarks"))
 import overhead  # puts root/src first on sys.path  # noqa: E402
+from codesearch_bench.run import cell as cell_module  # noqa: E402
 from codesearch_bench.run.cell import run_cell  # noqa: E402
-assert Path(cell.__file__).is_relative_to(root), cell.__file__
+assert Path(cell_module.__file__).is_relative_to(root), cell_module.__file__
 cell = overhead._null_cell(Path(tempfile.mkdtemp(prefix="versus-")), int(sys.argv[2]))
 run_cell(cell)
 times = []

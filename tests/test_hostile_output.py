@@ -25,7 +25,6 @@ from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
 from codesearch_bench.engine.output import parse as parse_module
-from codesearch_bench.engine.output import records
 from codesearch_bench.engine.output.parse import MAX_ERRORS, ParseResult, parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.model import Hit
@@ -337,17 +336,17 @@ def test_regex_library_refusal_falls_back_to_re(monkeypatch: pytest.MonkeyPatch)
 # -- the safety nets: an unforeseen exception is still data -----------------------------
 
 def test_unforeseen_error_in_a_record_is_that_records(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = parse_module.fields.path
+    real = parse_module.fields.line
 
-    def flaky(value: Any) -> str:
-        if value == "boom.py":
+    def flaky(value: Any) -> int | None:
+        if value == "3":
             raise KeyError("surprise")
         return real(value)
 
-    monkeypatch.setattr(parse_module.fields, "path", flaky)
-    # The general reader's net: records of plain keys and ordinary values never reach it.
-    monkeypatch.setattr(records, "_plain", lambda spec: None)
-    result = parse(JSON, answer('{"path": "boom.py"}', '{"path": "ok.py", "start": 1}'))
+    monkeypatch.setattr(parse_module.fields, "line", flaky)
+    # The converters' net: an ordinary value (an int line) never reaches them, a string does.
+    result = parse(JSON, answer('{"path": "boom.py", "start": "3"}',
+                                '{"path": "ok.py", "start": 1}'))
     assert result.hits == [OK] and result.errors == ["result 0: cannot be read (KeyError: "
                                                      "'surprise')"]
 

@@ -29,7 +29,8 @@ from codesearch_bench.errors import UsageError
 from codesearch_bench.render.html import export, render_html
 from codesearch_bench.render.html.tiers import derived
 from codesearch_bench.render.ui import UI
-from codesearch_bench.results.schema import Comparison, Failure, ResultFile, SlotOut
+from codesearch_bench.results.schema import Failure, ResultFile, SlotOut
+from codesearch_bench.results.statistics import ComparisonOut
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "golden" / "result-two-corpora.json"
@@ -171,7 +172,7 @@ def test_paired_comparisons_show_difference_and_corrected_p(tmp_path: Path) -> N
     assert row["p (Holm)"].startswith(f"{c.p_adjusted:.3f}") and row["n"] == str(c.n)
 
 
-class NewerComparison(Comparison):
+class NewerComparison(ComparisonOut):
     """What the schema's comparisons are about to gain (read through getattr by the page)."""
 
     mdd: float | None = None

@@ -7,7 +7,8 @@ cells here, so a number reads the same wherever it is shown.
 from __future__ import annotations
 
 from ..protocol import CHUNK_RECALL, FILE_MRR, FILE_RECALL, TIER_METRIC
-from ..results.schema import Comparison, Estimate, ResultFile, Row, Summary
+from ..results.schema import Estimate, ResultFile, Row
+from ..results.statistics import ComparisonOut, Summary
 
 FLAG_HELP = {
     "!! no_spans": "results carry no line spans although the spec says spans: true -- "
@@ -135,7 +136,7 @@ def headline(row: Row, tier: str = "") -> list[str]:
             index, " ".join(row.flags)]
 
 
-def detectable(c: Comparison) -> str:
+def detectable(c: ComparisonOut) -> str:
     """What a comparison could see: significant, or the smallest difference it could detect."""
     if significant(c):
         return "significant"
@@ -144,7 +145,7 @@ def detectable(c: Comparison) -> str:
     return f"could not detect a difference smaller than {c.mdd:.2f}"
 
 
-def n_cell(c: Comparison) -> str:
+def n_cell(c: ComparisonOut) -> str:
     return f"{c.n} ({c.failed_either} failed)" if c.failed_either else str(c.n)
 
 
@@ -154,14 +155,14 @@ def pvalue(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def delta(c: Comparison, sep: str = ",") -> str:
+def delta(c: ComparisonOut, sep: str = ",") -> str:
     text = "" if c.delta is None else f"{c.delta:+.3f}"
     if c.lo is not None and c.hi is not None:
         text += f" [{c.lo:+.3f}{sep}{c.hi:+.3f}]"
     return text
 
 
-def significant(c: Comparison) -> bool:
+def significant(c: ComparisonOut) -> bool:
     return c.p_adjusted is not None and c.p_adjusted < 0.05
 
 

@@ -4,7 +4,8 @@ under it, the paired comparisons, and the environment and pins in a footer."""
 from __future__ import annotations
 
 from ..protocol import FILE_MRR, TIER_METRIC
-from ..results.schema import ResultFile, Row, Summary
+from ..results.schema import ResultFile, Row
+from ..results.statistics import Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,

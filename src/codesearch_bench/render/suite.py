@@ -10,7 +10,8 @@ results are generated from, so every figure comes from the result file.
 from __future__ import annotations
 
 from ..protocol import FILE_HIT, FILE_MRR
-from ..results.schema import Comparison, ResultFile, Row
+from ..results.schema import ResultFile, Row
+from ..results.statistics import ComparisonOut
 from .formats import summaries
 from .markdown import _cell, summary_block
 
@@ -18,17 +19,17 @@ METRIC = FILE_MRR  # the one number per engine and corpus
 ALPHA = 0.05
 
 
-def _significant(c: Comparison) -> bool:
+def _significant(c: ComparisonOut) -> bool:
     return c.p_adjusted is not None and c.p_adjusted < ALPHA and bool(c.delta)
 
 
-def _pair(c: Comparison) -> str:
+def _pair(c: ComparisonOut) -> str:
     better, worse = (c.engine_a, c.engine_b) if (c.delta or 0) > 0 else (c.engine_b,
                                                                           c.engine_a)
     return f"{better} > {worse}"
 
 
-def _mdd(found: list[Comparison]) -> str:
+def _mdd(found: list[ComparisonOut]) -> str:
     values = sorted(c.mdd for c in found if c.mdd is not None)
     if not values:
         return "n/e"

@@ -16,7 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..protocol import FILE_MRR, SUMMARY_METRICS, TIER_METRIC
-from ..results.schema import Comparison, ResultFile, Row, Summary
+from ..results.schema import ResultFile, Row
+from ..results.statistics import ComparisonOut, Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,
@@ -59,7 +60,7 @@ def _wide(result: ResultFile, r: Row) -> list[str]:
     return [*cells, fmt(m.get(FILE_MRR), ci=True), fmt(m.get("zero_miss")), " ".join(r.flags)]
 
 
-def _paired(c: Comparison) -> list[str]:
+def _paired(c: ComparisonOut) -> list[str]:
     mark = " *" if significant(c) else ""
     mdd = "" if c.mdd is None else f"{c.mdd:.2f}"
     return [c.metric, f"{c.engine_a} − {c.engine_b}", delta(c), pvalue(c.p_adjusted) + mark,

@@ -1,7 +1,7 @@
 """A comparison's measured rows while it runs: in full up to a bound, slim past it.
 
 A row holds every query's outcome, and most of an outcome is its per-slot detail
-(the top slots with their chunk spans, the gains, the gold items): ~13 KB a query
+(the top slots with their chunk spans, the gains, the gold items): ~8 KB a query
 in memory against ~1 KB more for its slim copy (the scores are shared). Every
 finished cell is in the journal already, so once the rows held in full reach
 `limit` outcomes, the next cells' rows are kept slim -- every value the
@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import journal
+from .outcome import slim
 from .schema import QueryOutcome, Row
-from .spool import slim
 
-#: Outcomes held in full before later cells are held slim: about 70 MB.
+#: Outcomes held in full before later cells are held slim: about 40 MB.
 LIMIT = 5_000
 
 class HeldRows:

@@ -30,13 +30,15 @@ Field reference (all times in seconds, all memory in bytes):
 from __future__ import annotations
 
 import gzip
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..errors import Stage, UsageError
 from . import upgrade, write
+from .statistics import ComparisonOut, Summary, TierGroup
 from .upgrade import SCHEMA_VERSION
 
 __all__ = ["SCHEMA_VERSION"]  # re-exported: the version is named in upgrade.py
@@ -53,18 +55,24 @@ class Estimate(_M):
     n: int
 
 
-class SlotOut(_M):
+# A query's slots and gold are plain dataclasses, pydantic only when a file is read or
+# written: an outcome holds twenty-odd of them, thousands are made a second.
+@dataclass(slots=True, frozen=True)
+class SlotOut:
+    __pydantic_config__ = ConfigDict(extra="forbid")
     path: str
     chunks: list[tuple[int | None, int | None]]
 
 
-class GoldOut(_M):
+@dataclass(slots=True, frozen=True)
+class GoldOut:
+    __pydantic_config__ = ConfigDict(extra="forbid")
     path: str
     start: int | None = None
     end: int | None = None
     symbol: str | None = None
-    grade: int | None = Field(default=None, description="graded relevance from an imported "
-                              "dataset's qrels (file nDCG@10 gains it); None: ungraded")
+    grade: Annotated[int | None, Field(description="graded relevance from an imported "
+                     "dataset's qrels (file nDCG@10 gains it); None: ungraded")] = None
 
 
 class QueryOutcome(_M):
@@ -172,89 +180,6 @@ class Row(_M):
         "so it was asked once (latencies are that pass's); None: asked for this row")
 
 
-class Comparison(_M):
-    corpus: str
-    per_file: int
-    metric: str
-    engine_a: str
-    engine_b: str
-    n: int = Field(description="queries both engines are scored on, failed ones included as "
-                   "misses (the same values their rows average)")
-    delta: float | None
-    lo: float | None
-    hi: float | None
-    p: float | None
-    p_adjusted: float | None
-    test: str
-    failed_a: int = Field(default=0, description="of the n queries, those engine_a failed "
-                          "(each scored as a miss)")
-    failed_b: int = Field(default=0, description="of the n queries, those engine_b failed")
-    failed_either: int = Field(default=0, description="of the n queries, those either failed")
-    differing: int | None = Field(
-        default=None, description="queries whose two values differ: the discordant pairs "
-        "(McNemar) or the non-zero differences (sign flip)")
-    exact: bool | None = Field(
-        default=None, description="p is exact (McNemar always; the sign flip when differing "
-        "<= 20, by enumeration), else Monte Carlo")
-    mdd: float | None = Field(
-        default=None, description="minimum detectable difference: the smallest true |delta| "
-        "this test finds significant with 80% power at level mdd_alpha, from the observed "
-        "discordance (McNemar) or SD of the differences (sign flip); None when no |delta| "
-        "<= 1 would, or the differences have no spread")
-    mdd_alpha: float | None = Field(
-        default=None, description="the level mdd is computed at: 0.05 / pairs in the Holm "
-        "family")
-    group: str | None = Field(
-        default=None, description="None: every query of the corpus; else the subset the "
-        "statistics were computed on (a split or a tag)")
-
-
-class TierEntry(_M):
-    engine: str
-    mean: float = Field(description="the engine's mean of the metric over the group's queries")
-    letters: str = Field(description="compact letter display: engines sharing a letter are "
-                         "not significantly different (Holm-adjusted p >= 0.05)")
-    rank_lo: int = Field(description="best rank: 1 + engines significantly better")
-    rank_hi: int = Field(description="worst rank: engines minus those significantly worse")
-
-
-class TierGroup(_M):
-    corpus: str
-    per_file: int
-    metric: str
-    group: str | None = Field(default=None, description="as in Comparison.group")
-    engines: list[TierEntry] = Field(description="best mean first")
-
-
-class MacroMean(_M):
-    engine: str
-    metric: str
-    corpora: list[str] = Field(description="the corpora averaged: those where the engine has "
-                               "a headline row scored on this metric")
-    mean: float | None = Field(description="mean over corpora of the per-corpus means")
-    lo: float | None = Field(description="95% stratified bootstrap interval (queries resampled "
-                             "within each corpus)")
-    hi: float | None
-
-
-class PairRecord(_M):
-    metric: str
-    engine_a: str
-    engine_b: str
-    wins: int = Field(description="corpora where engine_a is significantly better")
-    ties: int = Field(description="corpora where the difference is not significant")
-    losses: int = Field(description="corpora where engine_b is significantly better")
-    outcomes: dict[str, Literal["win", "tie", "loss"]] = Field(
-        description="corpus -> engine_a's outcome there")
-
-
-class Summary(_M):
-    corpora: list[str]
-    macro: list[MacroMean]
-    pairs: list[PairRecord]
-    track: str = Field(default="questions", description="the track these corpora's rows are of")
-
-
 class Failure(_M):
     engine: str
     corpus: str
@@ -320,7 +245,7 @@ class ResultFile(_M):
     corpora: dict[str, CorpusOut]
     engines: dict[str, EngineOut]
     rows: list[Row]
-    comparisons: list[Comparison]
+    comparisons: list[ComparisonOut]
     failures: list[Failure]
     tiers: list[TierGroup] = Field(
         default_factory=list, description="per corpus, per_file (and group) and paired "

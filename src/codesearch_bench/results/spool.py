@@ -1,6 +1,6 @@
 """A running cell's outcomes, written to disk as they are made and held slim.
 
-A cell of 10,000 queries and two per_file passes would hold ~270 MB of outcomes
+A cell of 10,000 queries and two per_file passes would hold ~155 MB of outcomes
 (slots, gains, gold) until it ends. When the comparison's bound on outcomes held
 in full (results/held.py) would be passed, the cell gets a spool: each outcome
 is written there whole, in the journal's own outcome-line format, and only its
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import BenchError
-from .construct import built
+from .outcome import slim
 from .schema import QueryOutcome
 
 OUTCOME_PREFIX = b'{"kind":"outcome","outcome":'
@@ -27,15 +27,6 @@ OUTCOME_PREFIX = b'{"kind":"outcome","outcome":'
 def line(outcome: QueryOutcome) -> bytes:
     """An outcome as its journal line: `{"kind":"outcome","outcome":{...}}`."""
     return OUTCOME_PREFIX + outcome.model_dump_json().encode() + b"}\n"
-
-
-def slim(outcome: QueryOutcome) -> QueryOutcome:
-    """The outcome without its per-slot detail: what a comparison's statistics read."""
-    # Built, not model_copy'd: every field is given, so the slim outcomes share one
-    # fields set (~700 bytes each otherwise, for tens of thousands of them).
-    return built(QueryOutcome, {
-        **vars(outcome), "slots": [], "gold": [], "file_gains": [],
-        "chunk_gains": None if outcome.chunk_gains is None else []})
 
 
 @dataclass

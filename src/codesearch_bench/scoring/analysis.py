@@ -15,16 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..protocol import PAIRED_METRICS
-from ..results.schema import (
-    Comparison,
-    MacroMean,
-    PairRecord,
-    QueryOutcome,
-    Row,
-    Summary,
-    TierEntry,
-    TierGroup,
-)
+from ..results.schema import QueryOutcome, Row
+from ..results.statistics import ComparisonOut, MacroMean, PairRecord, Summary, TierEntry, TierGroup
 from . import paired, summary, tiers, values
 
 
@@ -32,7 +24,7 @@ from . import paired, summary, tiers, values
 class Statistics:
     """What a result file holds besides its rows."""
 
-    comparisons: list[Comparison]
+    comparisons: list[ComparisonOut]
     tiers: list[TierGroup]
     summary: Summary | None
     summaries: list[Summary]
@@ -75,7 +67,7 @@ def _value(metric: str, outcome: QueryOutcome | None) -> float:
 
 
 def group_comparisons(group: list[Row], *, queries: Collection[str] | None = None,
-                      group_label: str | None = None) -> list[Comparison]:
+                      group_label: str | None = None) -> list[ComparisonOut]:
     """Every engine pair of one headline group on every paired metric all its rows carry."""
     if len(group) < 2:
         return []
@@ -86,7 +78,7 @@ def group_comparisons(group: list[Row], *, queries: Collection[str] | None = Non
     failed = {r.engine: [o is not None and o.error is not None for o in outs]
               for r, outs in zip(group, aligned, strict=True)}
     corpus, per_file = group[0].corpus, group[0].per_file
-    return [Comparison(corpus=corpus, per_file=per_file, metric=c.metric, engine_a=c.engine_a,
+    return [ComparisonOut(corpus=corpus, per_file=per_file, metric=c.metric, engine_a=c.engine_a,
                        engine_b=c.engine_b, n=c.n, delta=_finite(c.delta), lo=_finite(c.lo),
                        hi=_finite(c.hi), p=c.p, p_adjusted=c.p_adjusted, test=c.test,
                        failed_a=c.failed_a, failed_b=c.failed_b,
@@ -111,7 +103,7 @@ def group_means(group: list[Row], metric: str,
     return out
 
 
-def group_tiers(group: list[Row], comparisons: list[Comparison], *,
+def group_tiers(group: list[Row], comparisons: list[ComparisonOut], *,
                 queries: Collection[str] | None = None,
                 group_label: str | None = None) -> list[TierGroup]:
     """Significance tiers of one headline group, one per metric compared."""
@@ -129,11 +121,11 @@ def group_tiers(group: list[Row], comparisons: list[Comparison], *,
     return out
 
 
-def _significant(c: Comparison) -> bool:
+def _significant(c: ComparisonOut) -> bool:
     return c.p_adjusted is not None and c.p_adjusted < paired.ALPHA and bool(c.delta)
 
 
-def suite_summary(rows: list[Row], comparisons: list[Comparison],
+def suite_summary(rows: list[Row], comparisons: list[ComparisonOut],
                   order: list[str] | None = None, *,
                   queries: Collection[str] | None = None) -> Summary | None:
     """Across corpora (two or more): macro means with stratified intervals, win/tie/loss."""
@@ -165,7 +157,7 @@ def suite_summary(rows: list[Row], comparisons: list[Comparison],
     return Summary(corpora=corpora, macro=macro, pairs=_pairs(comparisons))
 
 
-def _pairs(comparisons: list[Comparison]) -> list[PairRecord]:
+def _pairs(comparisons: list[ComparisonOut]) -> list[PairRecord]:
     tally: dict[tuple[str, str, str], dict[str, summary.Outcome]] = {}
     for c in comparisons:
         outcome = summary.outcome(c.delta, c.p_adjusted, paired.ALPHA)
@@ -182,7 +174,7 @@ def statistics(rows: list[Row], order: list[str] | None = None, *,
                queries: Collection[str] | None = None,
                group_label: str | None = None) -> Statistics:
     """The comparisons, tiers and summary of these rows (all queries, or the kept ones)."""
-    comparisons: list[Comparison] = []
+    comparisons: list[ComparisonOut] = []
     tier_groups: list[TierGroup] = []
     for group in headline_groups(rows, order).values():
         found = group_comparisons(group, queries=queries, group_label=group_label)

@@ -13,13 +13,12 @@ import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..corpus.tree import TreeText
 from ..engine.driver import SearchResult
 from ..engine.spec import EngineSpec
 from ..model import Slot, Span
-from ..results.construct import built
+from ..results.outcome import outcome
 from ..results.schema import GoldOut, QueryOutcome, SlotOut
 from . import content, metrics, tokens
 from .grade import Grade, depth_limited, grade, lacks_spans
@@ -28,7 +27,7 @@ from .normalize import Normalized, collapse, normalize
 KEEP_SLOTS = 20  # the slots stored per query: the largest default cutoff
 
 
-@dataclass
+@dataclass(slots=True, frozen=True)
 class Evaluation:
     """The outcome, and the intermediate steps probe shows."""
 
@@ -40,8 +39,23 @@ class Evaluation:
 
 def gold_models(gold: list[Span]) -> list[GoldOut]:
     """A query's gold as its outcome stores it; the same for every pass, so built once."""
-    return [built(GoldOut, {"path": g.path, "start": g.start, "end": g.end,
-                            "symbol": g.symbol, "grade": g.grade}) for g in gold]
+    return [GoldOut(g.path, g.start, g.end, g.symbol, g.grade) for g in gold]
+
+
+@dataclass(slots=True, frozen=True)
+class _Asked:
+    """What an outcome records of any answer, before it is graded."""
+
+    id: str
+    split: str | None
+    tags: list[str]
+    latency_s: float | None
+    error: str | None
+    raw_hits: int
+    leftovers: int
+    unsolicited: int
+    gold: list[GoldOut]
+    replaced_bytes: int
 
 
 def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineSpec, *,
@@ -49,32 +63,31 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
              tree_files: int, gold_out: list[GoldOut] | None = None,
              split: str | None = None, tags: Sequence[str] = ()) -> Evaluation:
     """`gold_out`: `gold_models(gold)`, when the caller keeps it across passes."""
-    # Every value below is the harness's own: the outcome is built once, unvalidated,
-    # at the end (a query's path runs thousands of times a second on a fast engine).
-    values: dict[str, Any] = dict(
-        id=query_id, split=split, tags=list(tags), latency_s=found.latency_s,
-        error=found.error, raw_hits=len(found.hits),
-        leftovers=found.leftovers, unsolicited=found.unsolicited,
-        gold=gold_models(gold) if gold_out is None else gold_out,
-        replaced_bytes=found.parsed.replaced_bytes if found.parsed else 0,
-        chunk_entered=spec.spans and any(not g.file_level for g in gold))
+    asked = _Asked(query_id, split, list(tags), found.latency_s, found.error,
+                   len(found.hits), found.leftovers, found.unsolicited,
+                   gold_models(gold) if gold_out is None else gold_out,
+                   found.parsed.replaced_bytes if found.parsed else 0)
     if spec.answer != "ranked":
-        return _by_content(Evaluation(QueryOutcome(**values)), found, gold, spec, text, cutoffs)
+        return Evaluation(_by_content(asked, found, gold, spec, text, cutoffs))
+    chunk_entered = spec.spans and any(not g.file_level for g in gold)
     if found.error is not None:
-        return Evaluation(built(QueryOutcome, values))
-    values["line_zero"] = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
+        return Evaluation(_outcome(asked, chunk_entered=chunk_entered))
+    line_zero = spec.line_base == 1 and any(h.start == 0 for h in found.hits)
     norm = normalize(found.hits, text.root, strip_prefix=spec.strip_prefix,
                      line_base=spec.line_base)
-    values["outside"] = norm.outside
     slots = collapse(norm.hits, per_file)
     if not gold:
-        values["error"] = "no resolved gold for this query"
-        return Evaluation(built(QueryOutcome, values), norm, slots)
+        return Evaluation(_outcome(asked, error="no resolved gold for this query",
+                                   chunk_entered=chunk_entered, line_zero=line_zero,
+                                   outside=norm.outside), norm, slots)
     graded = grade(slots, gold, spans=spec.spans)
     k_max = max(cutoffs)
-    values.update(
+    shown_at, before_gold = (_tokens(spec, text, slots, graded, cutoffs)
+                             if spec.has_token_column else (None, None))
+    outcome = _outcome(
+        asked, chunk_entered=chunk_entered, line_zero=line_zero, outside=norm.outside,
         n_slots=len(slots),
-        slots=[built(SlotOut, {"path": s.path, "chunks": [(h.start, h.end) for h in s.chunks]})
+        slots=[SlotOut(s.path, [(h.start, h.end) for h in s.chunks])
                for s in slots[:KEEP_SLOTS]],
         file_gains=list(graded.file_gains[:KEEP_SLOTS]),
         chunk_gains=list(graded.chunk_gains[:KEEP_SLOTS]) if graded.chunk_gains else (
@@ -84,37 +97,59 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
         depth_limited=depth_limited(len(found.hits), k_max * spec.candidates, len(slots),
                                     k_max, tree_files),
         no_spans=lacks_spans(found.hits, spec.spans),
-        scores=scores(graded, cutoffs))
-    if spec.has_token_column:
-        values["tokens"], values["tokens_to_first_gold"] = _tokens(spec, text, slots, graded,
-                                                                   cutoffs)
-    return Evaluation(built(QueryOutcome, values), norm, slots, graded)
+        scores=scores(graded, cutoffs), tokens=shown_at, tokens_to_first_gold=before_gold)
+    return Evaluation(outcome, norm, slots, graded)
 
 
-def _by_content(evaluation: Evaluation, found: SearchResult, gold: list[Span],
-                spec: EngineSpec, text: TreeText, cutoffs: Sequence[int]) -> Evaluation:
+def _outcome(asked: _Asked, *, error: str | None = None, chunk_entered: bool,
+             line_zero: bool = False, outside: int = 0, n_slots: int = 0,
+             slots: list[SlotOut] | None = None, file_gains: list[int] | None = None,
+             chunk_gains: list[int] | None = None, first_file_slot: int | None = None,
+             first_chunk_slot: int | None = None, depth_limited: bool = False,
+             no_spans: bool = False, scores: dict[str, float] | None = None,
+             tokens: dict[str, int] | None = None,
+             tokens_to_first_gold: int | None = None) -> QueryOutcome:
+    """A ranked answer's outcome: what was asked, and what grading found."""
+    return outcome(
+        id=asked.id, split=asked.split, tags=asked.tags, latency_s=asked.latency_s,
+        error=asked.error if error is None else error, raw_hits=asked.raw_hits,
+        leftovers=asked.leftovers, unsolicited=asked.unsolicited, gold=asked.gold,
+        replaced_bytes=asked.replaced_bytes, chunk_entered=chunk_entered,
+        line_zero=line_zero, outside=outside, n_slots=n_slots, slots=slots,
+        file_gains=file_gains, chunk_gains=chunk_gains, first_file_slot=first_file_slot,
+        first_chunk_slot=first_chunk_slot, depth_limited=depth_limited, no_spans=no_spans,
+        scores=scores, tokens=tokens, tokens_to_first_gold=tokens_to_first_gold)
+
+
+def _by_content(asked: _Asked, found: SearchResult, gold: list[Span], spec: EngineSpec,
+                text: TreeText, cutoffs: Sequence[int]) -> QueryOutcome:
     """A text answer: each item graded by whether it contains a gold span's text."""
-    out = evaluation.outcome
     golds = content.gold_texts(gold, text)
-    out.answer, out.chunk_entered, out.content_entered = spec.answer, False, bool(golds)
-    if found.error is not None:
-        return evaluation
-    items = [h.text or "" for h in found.hits]
-    if spec.answer == "blob":
-        items = ["\n".join(items)] if items else []  # one answer, however it was split
-    items = items[:content.MAX_ITEMS]
-    if not gold:
-        out.error = "no resolved gold for this query"
-        return evaluation
-    if golds:
-        found_gains = content.gains(items, golds, spec.content_threshold)
-        out.scores = content.scores(found_gains, len(golds), cutoffs,
-                                    blob=spec.answer == "blob")
-    out.n_slots = len(items)
-    if spec.has_token_column:
-        counts = [tokens.count(item) for item in items]
-        out.tokens = {f"tokens@{k}": sum(counts[:k]) for k in cutoffs}
-    return evaluation
+    error, n_slots = asked.error, 0
+    found_scores: dict[str, float] = {}
+    shown: dict[str, int] | None = None
+    if error is None:
+        items = [h.text or "" for h in found.hits]
+        if spec.answer == "blob":
+            items = ["\n".join(items)] if items else []  # one answer, however it was split
+        items = items[:content.MAX_ITEMS]
+        if not gold:
+            error = "no resolved gold for this query"
+        else:
+            if golds:
+                found_gains = content.gains(items, golds, spec.content_threshold)
+                found_scores = content.scores(found_gains, len(golds), cutoffs,
+                                              blob=spec.answer == "blob")
+            n_slots = len(items)
+            if spec.has_token_column:
+                counts = [tokens.count(item) for item in items]
+                shown = {f"tokens@{k}": sum(counts[:k]) for k in cutoffs}
+    return outcome(
+        id=asked.id, split=asked.split, tags=asked.tags, latency_s=asked.latency_s,
+        error=error, raw_hits=asked.raw_hits, leftovers=asked.leftovers,
+        unsolicited=asked.unsolicited, gold=asked.gold, replaced_bytes=asked.replaced_bytes,
+        answer=spec.answer, chunk_entered=False, content_entered=bool(golds),
+        n_slots=n_slots, scores=found_scores, tokens=shown)
 
 
 def scores(graded: Grade, cutoffs: Sequence[int]) -> dict[str, float]:

@@ -14,15 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.spec import LoadedSpec
-from ..results.schema import (
-    Comparison,
-    Estimate,
-    IndexOut,
-    QueryOutcome,
-    Row,
-    SearchOut,
-    TokenColumn,
-)
+from ..results.schema import Estimate, IndexOut, QueryOutcome, Row, SearchOut, TokenColumn
+from ..results.statistics import ComparisonOut
 from . import analysis, stats, values
 
 
@@ -161,7 +154,7 @@ def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) 
     return flags
 
 
-def comparisons(rows: list[Row], order: list[str] | None = None) -> list[Comparison]:
+def comparisons(rows: list[Row], order: list[str] | None = None) -> list[ComparisonOut]:
     """Every pair of engines per corpus, A before B in `order` (the order they were given),
     so the paired difference reads the same way on every corpus. `analysis.statistics`
     gives these with the tiers and the summary."""

@@ -9,7 +9,8 @@ this page does not name still gets a column of its own.
 
 from __future__ import annotations
 
-from ...results.schema import Comparison, ResultFile
+from ...results.schema import ResultFile
+from ...results.statistics import ComparisonOut
 from ..formats import delta, pvalue, significant
 from . import tiers as tiering
 from .markup import Markup, esc, join, tag
@@ -33,7 +34,7 @@ def _value(value: object) -> str:
     return str(value)
 
 
-def _test(c: Comparison) -> str:
+def _test(c: ComparisonOut) -> str:
     return c.test + ("" if c.exact is None else " (exact)" if c.exact else " (Monte Carlo)")
 
 

@@ -4,7 +4,8 @@ intervals (engine by metric), and the win/tie/loss record of every engine pair.
 
 from __future__ import annotations
 
-from ...results.schema import ResultFile, Summary
+from ...results.schema import ResultFile
+from ...results.statistics import Summary
 from ..formats import summaries
 from .markup import Markup, esc, join, tag
 from .tables import td, th
