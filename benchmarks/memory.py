@@ -3,7 +3,7 @@
 
     python benchmarks/memory.py [--queries 1000,4000,16000] [--files 1000]
 
-For each query-set size Q, a fresh `bench compare` process (compare.execute,
+For each query-set size Q, a fresh `bench compare` process (run/comparison.execute,
 as the CLI calls it, with --json) runs E persistent null engines (`--engines`,
 default 3: E cells, each a query loop of its own) that answer twenty hits a
 query over a generated tree (benchmarks/scaling.py's trees and query sets), and
@@ -36,9 +36,10 @@ from codesearch_bench import cli  # noqa: E402
 CHILD = r"""
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
-from codesearch_bench.run import comparison as compare  # noqa: E402
+from codesearch_bench.run.comparison import execute  # noqa: E402
+from codesearch_bench.run.options import CompareOptions  # noqa: E402
 toml, root, work, out, corpus, specs, hold = sys.argv[1:8]
-result = compare.execute(compare.CompareOptions(
+result = execute(CompareOptions(
     engines=[Path(s) for s in specs.split(",")], corpora_file=Path(toml),
     corpora_root=Path(root), work=Path(work), json_out=Path(out), corpus=corpus,
     hold_outcomes=int(hold)))

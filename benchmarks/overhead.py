@@ -53,8 +53,9 @@ from codesearch_bench.engine.spec import load_spec  # noqa: E402
 from codesearch_bench.gold import queries  # noqa: E402
 from codesearch_bench.model import Span  # noqa: E402
 from codesearch_bench.processes import command  # noqa: E402
-from codesearch_bench.run import comparison as compare  # noqa: E402
 from codesearch_bench.run.cell import Cell, per_file_passes, run_cell  # noqa: E402
+from codesearch_bench.run.comparison import execute  # noqa: E402
+from codesearch_bench.run.options import CompareOptions  # noqa: E402
 
 NULL_ENGINE = """
 import json, sys  # noqa: E402
@@ -83,13 +84,13 @@ def oneshot(corpora_root: Path, rounds: int) -> dict[str, float]:
     ctx.state.mkdir(parents=True)
     commands = [driver.render_search(loaded, ctx, q.query, 20, pf)
                 for pf in per_file_passes(loaded.spec.per_file) for q in qs.queries]
-    opts = compare.CompareOptions(engines=[loaded.file], corpora_file=REPO / "corpora.toml",
-                           corpora_root=corpora_root, work=work, corpus="rich")
-    compare.execute(opts)  # warm: gold cache, page cache, imports
+    opts = CompareOptions(engines=[loaded.file], corpora_file=REPO / "corpora.toml",
+                          corpora_root=corpora_root, work=work, corpus="rich")
+    execute(opts)  # warm: gold cache, page cache, imports
     harness, plain = [], []
     for _ in range(rounds):
         start = time.perf_counter()
-        compare.execute(opts)
+        execute(opts)
         harness.append(time.perf_counter() - start)
         start = time.perf_counter()
         for cmd in commands:
