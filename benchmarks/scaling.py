@@ -45,7 +45,6 @@ import io
 import json
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
@@ -59,6 +58,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
+from growth import SUPERLINEAR, plot, summarize, table  # noqa: E402
+from synthetic import make_queries, make_tree, rel_path  # noqa: E402
+
 from codesearch_bench import cli  # noqa: E402
 from codesearch_bench.corpus import fingerprint as fp  # noqa: E402
 from codesearch_bench.corpus.config import Corpus, load_corpora  # noqa: E402
@@ -71,19 +73,6 @@ from codesearch_bench.gold import grammars, queries  # noqa: E402
 from codesearch_bench.gold.sets import resolve_set  # noqa: E402
 from codesearch_bench.run.cell import Cell, run_cell  # noqa: E402
 
-SUPERLINEAR = 1.15
-FILES_PER_FOLDER = 100
-FOLDERS_PER_PARENT = 100
-
-ADJECTIVES = ["rounded", "pending", "weighted", "cached", "nightly", "partial", "signed",
-              "stale", "merged", "sorted", "scaled", "checked", "frozen", "local", "remote",
-              "queued", "padded", "hashed", "sparse", "dense"]
-NOUNS = ["balance", "ledger", "invoice", "snapshot", "schedule", "manifest", "histogram",
-         "quota", "payload", "session", "checksum", "budget", "forecast", "report",
-         "inventory", "catalog", "timeline", "register", "archive", "digest"]
-VERBS = ["Compute", "Collect", "Summarize", "Normalize", "Estimate", "Assemble", "Reconcile",
-         "Aggregate", "Validate", "Project"]
-
 NULL_ENGINE = """
 import json, sys  # noqa: E402
 paths = json.loads(sys.argv[1])
@@ -93,60 +82,6 @@ for _ in sys.stdin:
     sys.stdout.write(line)
     sys.stdout.flush()
 """
-
-
-# -- generated trees and query sets ------------------------------------------------
-def rel_path(i: int) -> str:
-    """File i of a tree: pkg/dAA/dBB/mod_i.py, ~100 files per folder."""
-    folder = i // FILES_PER_FOLDER
-    return (f"pkg/d{folder // FOLDERS_PER_PARENT:03d}/d{folder % FOLDERS_PER_PARENT:02d}/"
-            f"mod_{i:06d}.py")
-
-
-def func_name(i: int, j: int) -> str:
-    return f"handle_{i}_{j}"
-
-
-def _phrase(i: int, j: int) -> tuple[str, str, str]:
-    h = (i * 7919 + j * 104729) % 8000
-    return (VERBS[h % len(VERBS)], ADJECTIVES[(h // 10) % len(ADJECTIVES)],
-            NOUNS[(h // 200) % len(NOUNS)])
-
-
-def file_text(i: int, funcs: int) -> str:
-    parts = [f'"""Helpers of module {i}: small documented functions for the scaling run."""\n']
-    for j in range(funcs):
-        verb, adj, noun = _phrase(i, j)
-        parts.append(
-            f"\n\ndef {func_name(i, j)}(value, factor={j + 1}):\n"
-            f'    """{verb} the {adj} {noun} of record {i} for slot {j} of the batch.\n\n'
-            f"    The value is scaled by the factor and offset by the record number.\n"
-            f'    """\n'
-            f"    total = value * factor + {i}\n"
-            f"    return total - {j}\n")
-    return "".join(parts)
-
-
-def make_tree(root: Path, n_files: int, funcs: int) -> None:
-    for i in range(n_files):
-        path = root / rel_path(i)
-        if i % FILES_PER_FOLDER == 0:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(file_text(i, funcs))
-
-
-def make_queries(path: Path, n_files: int, funcs: int, n_queries: int, seed: int = 0) -> None:
-    """Q queries, each gold one (file, function) drawn by a seeded generator over the tree."""
-    rng = random.Random(f"{seed}:{n_files}:{n_queries}")
-    with path.open("w") as fh:
-        for k in range(n_queries):
-            i, j = rng.randrange(n_files), rng.randrange(funcs)
-            verb, adj, noun = _phrase(i, j)
-            text = (f"where is the {adj} {noun} of record {i} in slot {j} "
-                    f"{verb.lower()}d (question {k})")
-            fh.write(json.dumps({"id": f"q{k:05d}", "query": text,
-                                 "gold": [{"path": rel_path(i), "symbol": func_name(i, j)}]})
-                     + "\n")
 
 
 # -- measuring ------------------------------------------------------------------------
@@ -320,87 +255,6 @@ def one_q(lay: Layout, n: int, q: int, tree: Path, engine: NullEngine) -> dict[s
     out["bare client"] = engine.bare(qs)
     out["harness added"] = out["harness (run_cell)"] - out["bare client"]
     return out
-
-
-# -- fitting, printing, plotting -------------------------------------------------------------
-def fit(sizes: list[int], seconds: list[float]) -> tuple[float | None, float | None]:
-    """b and a of seconds = a * size^b, least squares on log-log; None with < 2 points."""
-    import numpy as np
-
-    pairs = [(s, t) for s, t in zip(sizes, seconds, strict=True) if t > 0]
-    if len(pairs) < 2:
-        return None, None
-    x = np.log([p[0] for p in pairs])
-    y = np.log([p[1] for p in pairs])
-    b, log_a = np.polyfit(x, y, 1)
-    return float(b), float(np.exp(log_a))
-
-
-def summarize(sizes: list[int], rounds: list[dict[int, dict[str, float]]],
-              stages: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for stage in stages:
-        if not all(stage in r[s] for r in rounds for s in sizes):
-            continue
-        med = [statistics.median(r[s][stage] for r in rounds) for s in sizes]
-        b, a = fit(sizes, med)
-        last, _ = fit(sizes[-2:], med[-2:])
-        out[stage] = {"seconds": med, "exponent": b, "a": a, "last_step_exponent": last,
-                      "superlinear": b is not None and b > SUPERLINEAR}
-    return out
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
-def table(title: str, unit: str, sizes: list[int], stages: dict[str, Any]) -> str:
-    head = (f"{'stage':<28}" + "".join(f"{unit}={s:<10,}" for s in sizes)
-            + "  b (fit)  b (last step)")
-    lines = [title, head, "-" * len(head)]
-    for stage, row in stages.items():
-        b = row["exponent"]
-        flag = "  superlinear" if row["superlinear"] else ""
-        cells = "".join(f"{t:<{len(unit) + 11}.4g}" for t in row["seconds"])
-        last = row["last_step_exponent"]
-        lines.append(f"{stage:<28}{cells}  {_num(b):<9}{_num(last):<14}{flag}".rstrip())
-    return "\n".join(lines)
-
-
-def plot(path: Path, result: dict[str, Any]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    sweeps = [(result["over_files"], "files in the tree (N)",
-               f"over N, Q = {result['over_files']['queries']}"),
-              (result["over_queries"], "queries in the set (Q)",
-               f"over Q, N = {result['over_queries']['files']:,}")]
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
-    for ax, (sweep, xlabel, title) in zip(axes, sweeps, strict=True):
-        sizes = sweep["sizes"]
-        for stage, row in sweep["stages"].items():
-            b = row["exponent"]
-            label = f"{stage} (b = {b:.2f})" if b is not None else stage
-            ax.plot(sizes, row["seconds"], marker="o", label=label,
-                    linestyle="--" if stage in ("bare client", "harness added") else "-")
-        if sizes:
-            ref = [sizes[0], sizes[-1]]
-            ax.plot(ref, [1e-3 * s / sizes[0] for s in ref], color="grey", linewidth=0.8,
-                    linestyle=":", label="slope 1 (linear)")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("seconds (median)")
-        ax.set_title(title)
-        ax.grid(True, which="both", linewidth=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"codesearch-bench harness cost, cost = a * size^b "
-                 f"({result['machine']['cpus']} cpus, {result['date']})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _git_state() -> dict[str, object]:
