@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..corpus.config import load_corpora
 from ..corpus.sources.gitstore import human
 from ..datasets import IMPORTERS, fitting, hub
 from ..datasets.base import ImportOptions
+from ..datasets.files import safe_name
 from ..datasets.write import write
 from ..errors import UsageError
 from ..render.ui import UI
@@ -19,6 +19,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: give a number of queries >= 1")
     importer = IMPORTERS[args.dataset]
+    if args.name is not None:
+        safe_name(args.name)  # it names files in --out: refused before anything is read
     opts = ImportOptions(source=args.source or Path(), name=args.name, split=args.split,
                    extension=args.ext.lstrip("."), limit=args.limit, license=args.license,
                    languages=[x.strip() for x in args.language.split(",")
@@ -39,15 +41,16 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             task_bytes=fitting.parse_bytes(args.task_bytes) if args.task_bytes else None)
     out = args.out or Path("suites") / (suite.corpora[0].name if len(suite.corpora) == 1
                                         else suite.dataset)
-    written = write(suite, out)
-    load_corpora(written[0])  # what was written must read back as a corpora file
+    written = write(suite, out)  # read back as a corpora file before it is moved into place
     say = ui.out.print
     for corpus in suite.corpora:
         say(f"{corpus.name}: {len(corpus.files)} files, {len(corpus.queries)} queries",
             markup=False, highlight=False)
     for reason, count in sorted(suite.dropped.items()):
         if count:
-            say(f"  dropped {count}: {reason}", markup=False, highlight=False)
+            first = suite.first_at.get(reason)
+            say(f"  dropped {count}: {reason}" + (f" (first at {first})" if first else ""),
+                markup=False, highlight=False)
     if room is not None:
         say(f"disk: {human(room.free)} free on {room.where}, {human(room.margin)} kept as a "
             f"margin; the {len(suite.corpora)} tasks kept need about {human(room.needed)}"

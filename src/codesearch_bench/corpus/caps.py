@@ -49,8 +49,8 @@ class Caps:
 DEFAULTS = Caps()
 
 
-def _from_env(field: str, default: int) -> int:
-    var = ENV[field]
+def env_cap(var: str, default: int) -> int:
+    """A positive whole number from the environment variable var, else the default."""
     raw = os.environ.get(var)
     if raw is None or raw.strip() == "":
         return default
@@ -62,6 +62,10 @@ def _from_env(field: str, default: int) -> int:
         raise CorpusError(f"environment variable {var}={raw!r} is not a positive whole number",
                           hint=f"set it to one (the default is {default}), or unset it")
     return value
+
+
+def _from_env(field: str, default: int) -> int:
+    return env_cap(ENV[field], default)
 
 
 def caps(*, max_bytes: int | None = None, max_members: int | None = None,

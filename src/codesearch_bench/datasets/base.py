@@ -35,6 +35,7 @@ class Suite:
     provenance: dict[str, Any]  # dataset, revision, source files and their sha256, license
     kept: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
+    first_at: dict[str, str] = field(default_factory=dict)  # reason -> where first dropped
 
 
 @dataclass(frozen=True)

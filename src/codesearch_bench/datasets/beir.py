@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import Fetch, Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
-from .files import digest, jsonl
+from .files import NOT_FINITE, REPEATED, Ids, NotFinite, Rows, digest, number, safe_name, slug
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -41,22 +41,23 @@ def doc_path(doc_id: str, extension: str) -> str:
     return f"docs/{tag[:2]}/{readable}-{tag[:10]}.{extension}"
 
 
-def _qrels(path: Path) -> list[tuple[str, str, int]]:
-    rows: list[tuple[str, str, int]] = []
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh, delimiter="\t")
-        for lineno, row in enumerate(reader, 1):
-            if not row or (lineno == 1 and row[0].strip().lower() == "query-id"):
-                continue
-            if len(row) < 3:
-                raise UsageError(f"{path}:{lineno}: a qrels line has query-id, corpus-id and "
-                                 f"score separated by tabs; got {len(row)} field(s)")
-            try:
-                score = int(float(row[2]))
-            except ValueError:
-                raise UsageError(f"{path}:{lineno}: score {row[2]!r} is not a number") from None
-            rows.append((row[0], row[1], score))
-    return rows
+def _qrels(path: Path, rows: Rows) -> list[tuple[str, str, int]]:
+    out: list[tuple[str, str, int]] = []
+    for lineno, row in rows.tsv(path):
+        if lineno == 1 and row[0].strip().lower() == "query-id":
+            continue
+        if len(row) < 3:
+            raise UsageError(f"{path}:{lineno}: a qrels line has query-id, corpus-id and "
+                             f"score separated by tabs; got {len(row)} field(s)")
+        try:
+            score = number(row[2])
+        except NotFinite:
+            rows.drop(NOT_FINITE, f"{path}:{lineno}")
+            continue
+        except ValueError:
+            raise UsageError(f"{path}:{lineno}: score {row[2]!r} is not a number") from None
+        out.append((row[0], row[1], int(score)))
+    return out
 
 
 def load(opts: ImportOptions) -> Suite:
@@ -69,22 +70,33 @@ def load(opts: ImportOptions) -> Suite:
                              f"queries.jsonl and qrels/<split>.tsv ({what} is missing)",
                              hint="pass the unpacked dataset folder with --from, and --split "
                              "for another qrels file")
-    name = opts.name or _UNSAFE.sub("-", root.resolve().name).strip("-").lower() or "beir"
-    dropped: Counter[str] = Counter()
+    name = safe_name(opts.name) if opts.name else \
+        (slug(root.resolve().name).lower()[:64] or "beir")
+    rows = Rows()
+    dropped = rows.dropped
     tree: dict[str, bytes] = {}
     path_of: dict[str, str] = {}
-    for lineno, doc in jsonl(files["corpus"]):
+    for lineno, doc in rows.jsonl(files["corpus"]):
         doc_id = str(doc.get("_id", ""))
         if not doc_id:
             raise UsageError(f"{files['corpus']}:{lineno}: a document has no `_id`")
+        if doc_id in path_of:
+            rows.drop(REPEATED, f"{files['corpus']}:{lineno}")
+            continue
         title, text = str(doc.get("title") or ""), str(doc.get("text") or "")
         rel = doc_path(doc_id, opts.extension)
         path_of[doc_id] = rel
         tree[rel] = ((f"{title}\n\n" if title else "") + text + "\n").encode()
-    texts = {str(q.get("_id", "")): str(q.get("text") or "") for _, q in jsonl(files["queries"])}
+    texts: dict[str, str] = {}
+    for lineno, q in rows.jsonl(files["queries"]):
+        qid = str(q.get("_id", ""))
+        if qid in texts:
+            rows.drop(REPEATED, f"{files['queries']}:{lineno}")
+            continue
+        texts[qid] = str(q.get("text") or "")
     gold: dict[str, list[GoldRef]] = {}
     grades: Counter[int] = Counter()
-    for qid, doc_id, score in _qrels(files["qrels"]):
+    for qid, doc_id, score in _qrels(files["qrels"], rows):
         if score <= 0:
             dropped["qrels pair with score 0 (not relevant)"] += 1
             continue
@@ -93,14 +105,16 @@ def load(opts: ImportOptions) -> Suite:
             continue
         grades[score] += 1
         gold.setdefault(qid, []).append(GoldRef(path=path_of[doc_id], grade=score))
+    ids = Ids(limit=120)
     queries: list[Query] = []
     for qid, refs in gold.items():
         text = texts.get(qid, "").strip()
         if not text:
             dropped["query with no text in queries.jsonl"] += 1
             continue
-        queries.append(Query(id=f"{name}-{_UNSAFE.sub('_', qid)}", query=text,
-                             gold=list(dict.fromkeys(refs)), split=None))
+        qname = ids.claim(qid, f"{name}-{_UNSAFE.sub('_', qid)}")
+        assert qname is not None  # gold's keys are distinct
+        queries.append(Query(id=qname, query=text, gold=list(dict.fromkeys(refs)), split=None))
     dropped["query with no relevant document in qrels"] += len(set(texts) - set(gold))
     if opts.limit:
         queries = queries[:opts.limit]
@@ -121,7 +135,8 @@ def load(opts: ImportOptions) -> Suite:
                             languages=[] if opts.extension == "txt" else [opts.extension],
                             description=f"BEIR-format dataset {root.resolve().name}, "
                             f"{len(tree)} documents as files, qrels {opts.split}")
-    return Suite("beir", [corpus], provenance, kept=len(queries), dropped=dropped)
+    return Suite("beir", [corpus], provenance, kept=len(queries), dropped=dropped,
+                 first_at=rows.first_at)
 
 
 def export(fetch: Fetch, source: HubSource, folder: Path, opts: ImportOptions) -> Path:

@@ -2,7 +2,8 @@
 
 A file is in the gold when its old side is `--- a/<path>` (it exists before
 the fix, so in the pinned tree); a file the fix creates (`--- /dev/null`) is
-not; test files are told apart by `is_test_path` (PROTOCOL.md states it).
+not, nor is a path that would leave the tree (counted); test files are told
+apart by `is_test_path` (PROTOCOL.md states it).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import PurePosixPath
+
+from .files import UNSAFE_PATH, safe_path
 
 _OLD = re.compile(r"^--- (?:a/(?P<path>.+?)|/dev/null)\s*$")
 _TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__"})
@@ -44,6 +47,9 @@ def changed_files(patch: str) -> tuple[list[str], list[str]]:
 def gold_files(patch: str, dropped: Counter[str]) -> list[str]:
     """The fix's gold: files it changes that exist before it, tests left out (both counted)."""
     existing, created = changed_files(patch)
+    unsafe = [p for p in existing if not safe_path(p)]
+    dropped[UNSAFE_PATH] += len(unsafe)
+    existing = [p for p in existing if p not in unsafe]
     dropped["file created by the fix (not in the pinned tree)"] += len(created)
     tests = [p for p in existing if is_test_path(p)]
     dropped["test file changed by the fix"] += len(tests)

@@ -12,14 +12,13 @@ revision's configuration (`--variant py|java|kt`, default py) is loaded from the
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
 from .diffs import gold_files
-from .files import digest, require
+from .files import BAD_ROW, REPEATED, REPO, Ids, Rows, digest, require
 from .hub import export_rows
 from .swebench import rows_of
 
@@ -28,12 +27,15 @@ _LANGUAGE = {"py": "python", "java": "java", "kt": "kotlin"}
 
 
 def load(opts: ImportOptions) -> Suite:
-    rows = rows_of(opts.source)
-    dropped: Counter[str] = Counter()
+    reader = Rows()
+    rows = rows_of(opts.source, reader)
+    dropped = reader.dropped
     corpora: list[ImportedCorpus] = []
+    ids = Ids()
     for n, row in enumerate(rows, 1):
+        where = f"{opts.source}: row {n}"
         require(row, ("repo_owner", "repo_name", "base_sha", "issue_title", "diff"),
-                f"{opts.source}: row {n}", "Long Code Arena")
+                where, "Long Code Arena")
         if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_sha"])):
             dropped["base_sha is not a full commit id"] += 1
             continue
@@ -42,8 +44,15 @@ def load(opts: ImportOptions) -> Suite:
             dropped["row with no non-test file changed"] += 1
             continue
         repo = f"{row['repo_owner']}/{row['repo_name']}"
+        if not REPO.fullmatch(repo) or not str(row["issue_title"]).strip():
+            reader.drop(BAD_ROW, where)
+            continue
         key = str(row.get("id", row.get("text_id", n)))
-        name = ("lca-" + _UNSAFE.sub("-", f"{row['repo_name']}-{key}").strip("-").lower())[:64]
+        name = ids.claim(f"{repo}\0{key}", ("lca-" + _UNSAFE.sub(
+            "-", f"{row['repo_name']}-{key}").strip("-").lower()))
+        if name is None:
+            reader.drop(REPEATED, where)
+            continue
         text = f"{str(row['issue_title']).strip()}\n\n{str(row.get('issue_body') or '').strip()}"
         exts = {p.rsplit(".", 1)[-1] for p in gold if "." in p}
         corpora.append(ImportedCorpus(
@@ -67,7 +76,7 @@ def load(opts: ImportOptions) -> Suite:
         "license": opts.license or "see the dataset's card; each repository keeps its own",
     }
     return Suite("lca-bug-localization", corpora, provenance, kept=len(corpora),
-                 dropped=dropped)
+                 dropped=dropped, first_at=reader.first_at)
 
 
 HUB = Hub(variants={config: HubSource("JetBrains-Research/lca-bug-localization",

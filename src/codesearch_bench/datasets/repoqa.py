@@ -14,11 +14,9 @@ needle's own lines otherwise; both counts are in the provenance.
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 from collections import Counter
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from ..corpus.languages import language_for
@@ -26,39 +24,30 @@ from ..errors import UsageError
 from ..gold.grammars import GoldError, definitions
 from ..gold.queries import GoldRef, Query
 from .base import ImportedCorpus, Importer, ImportOptions, Suite
-from .files import digest
+from .files import REPEATED, Ids, Rows, digest, lines_within, safe_path
 
 LANGUAGES = ("python", "cpp", "java", "typescript", "rust")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 NEAR = 2  # lines a definition's start may differ from the needle's
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path, rows: Rows) -> dict[str, Any]:
     if not path.is_file():
         raise UsageError(f"{path}: no such file", hint="pass RepoQA's release file "
                          "(repoqa-<date>.json or .json.gz) with --from")
-    try:
-        raw = path.read_bytes()
-        data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: not a RepoQA release file: {exc}") from None
+    data = rows.json(path)
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected an object mapping a language to its repositories")
     return data
-
-
-def _safe(rel: str) -> bool:
-    parts = PurePosixPath(rel).parts
-    return bool(parts) and not rel.startswith("/") and ".." not in parts and "\\" not in rel
 
 
 def _gold(content: dict[str, str], needle: dict[str, Any],
           counts: Counter[str]) -> GoldRef | None:
     path = str(needle.get("path", ""))
     start, end = needle.get("start_line"), needle.get("end_line")
-    if path not in content or not isinstance(start, int) or not isinstance(end, int) \
-            or end <= start:
+    if path not in content or not lines_within(content[path], start, end):
         return None
+    assert isinstance(start, int) and isinstance(end, int)  # lines_within checked them
     first, last = start + 1, end  # 1-based, inclusive
     language = language_for(path)
     name = str(needle.get("name", ""))
@@ -77,26 +66,42 @@ def _gold(content: dict[str, str], needle: dict[str, Any],
 
 
 def load(opts: ImportOptions) -> Suite:
-    data = _read(opts.source)
+    reader = Rows()
+    data = _read(opts.source, reader)
     wanted = [lang for lang in data if lang in LANGUAGES] if opts.languages is None else \
         [lang for lang in opts.languages]
     unknown = [lang for lang in wanted if lang not in data]
     if unknown:
         raise UsageError(f"{opts.source}: no language {', '.join(unknown)}; the file has "
                          f"{', '.join(sorted(data))}")
-    dropped: Counter[str] = Counter()
+    dropped = reader.dropped
     counts: Counter[str] = Counter()
     corpora: list[ImportedCorpus] = []
+    ids = Ids()
     for lang in wanted:
-        for repo in data[lang]:
-            content = {str(k): str(v) for k, v in (repo.get("content") or {}).items()}
-            unsafe = [p for p in content if not _safe(p)]
+        repos = data[lang] if isinstance(data[lang], list) else []
+        for r, repo in enumerate(repos, 1):
+            where = f"{opts.source}: {lang} repository {r}"
+            if not isinstance(repo, dict) or not isinstance(repo.get("content") or {}, dict):
+                reader.drop("repository that is not an object with a content table", where)
+                continue
+            content = {str(k): str(v) for k, v in (repo.get("content") or {}).items()
+                       if reader.clean([k, v], f"{where}, file {str(k)[:80]!r}")}
+            unsafe = [p for p in content if not safe_path(p)]
             dropped["file with an unsafe path"] += len(unsafe)
             content = {p: t for p, t in content.items() if p not in unsafe}
-            label = _UNSAFE.sub("-", str(repo.get("repo", "repo"))).strip("-").lower()
-            name = f"repoqa-{lang}-{label}"[:64]
+            raw = str(repo.get("repo", "repo"))
+            label = _UNSAFE.sub("-", raw).strip("-").lower()
+            name = ids.claim(f"{lang}\0{raw}", f"repoqa-{lang}-{label}")
+            if name is None:
+                reader.drop(REPEATED, where)
+                continue
             queries: list[Query] = []
-            for i, needle in enumerate(repo.get("needles") or []):
+            needles = repo.get("needles") or []
+            for i, needle in enumerate(needles if isinstance(needles, list) else []):
+                if not isinstance(needle, dict) or \
+                        not reader.clean(needle, f"{where}, needle {i + 1}"):
+                    continue
                 text = " ".join(str(needle.get("description", "")).split())
                 if not text:
                     dropped["needle with no description"] += 1
@@ -128,7 +133,7 @@ def load(opts: ImportOptions) -> Suite:
         "keeps its own license",
     }
     return Suite("repoqa", corpora, provenance,
-                 kept=provenance["needles_kept"], dropped=dropped)
+                 kept=provenance["needles_kept"], dropped=dropped, first_at=reader.first_at)
 
 
 # Not a hub dataset: the release file is an asset of a GitHub release, so --from is required.

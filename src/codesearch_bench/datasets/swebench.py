@@ -13,9 +13,7 @@ dropped and counted. With no --from, the pinned revision of the variant
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -23,42 +21,51 @@ from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
 from .diffs import gold_files
-from .files import digest, jsonl, require
+from .files import BAD_ROW, REPEATED, REPO, Ids, Rows, digest, require
 from .hub import export_rows
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def rows_of(path: Path) -> list[dict[str, Any]]:
+def rows_of(path: Path, rows: Rows) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines or JSON export, each through the validated reader."""
     if not path.is_file():
         raise UsageError(f"{path}: no such file", hint="export the dataset split to JSON lines "
                          "(datasets: `ds.to_json(PATH)`) and pass it with --from")
     if path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise UsageError(f"{path}: not JSON: {exc}") from None
+        data = rows.json(path)
         if not isinstance(data, list):
             raise UsageError(f"{path}: expected a list of task objects")
-        return [r for r in data if isinstance(r, dict)]
-    return [row for _, row in jsonl(path)]
+        return [r for n, r in enumerate(data, 1)
+                if isinstance(r, dict) and rows.clean(r, f"{path}: row {n}")]
+    return [row for _, row in rows.jsonl(path)]
 
 
 def load(opts: ImportOptions) -> Suite:
-    rows = rows_of(opts.source)
-    dropped: Counter[str] = Counter()
+    reader = Rows()
+    rows = rows_of(opts.source, reader)
+    dropped = reader.dropped
     corpora: list[ImportedCorpus] = []
+    ids = Ids()
     for lineno, row in enumerate(rows, 1):
+        where = f"{opts.source}: task {lineno}"
         require(row, ("instance_id", "repo", "base_commit", "problem_statement", "patch"),
-                f"{opts.source}: task {lineno}", "SWE-bench")
+                where, "SWE-bench")
         if not re.fullmatch(r"[0-9a-f]{40}", str(row["base_commit"])):
             dropped["base_commit is not a full commit id"] += 1
+            continue
+        if not REPO.fullmatch(str(row["repo"])) or not str(row["problem_statement"]).strip():
+            reader.drop(BAD_ROW, where)
             continue
         gold = gold_files(str(row["patch"]), dropped)
         if not gold:
             dropped["task with no non-test file changed"] += 1
             continue
-        name = ("swe-" + _UNSAFE.sub("-", str(row["instance_id"])).strip("-").lower())[:64]
+        iid = str(row["instance_id"])
+        name = ids.claim(iid, ("swe-" + _UNSAFE.sub("-", iid).strip("-").lower()))
+        if name is None:
+            reader.drop(REPEATED, where)
+            continue
         corpora.append(ImportedCorpus(
             name=name, files={}, languages=["python"],
             queries=[Query(id=f"{name}-loc", query=str(row["problem_statement"]).strip(),
@@ -77,7 +84,8 @@ def load(opts: ImportOptions) -> Suite:
         "dropped": dict(sorted(dropped.items())),
         "license": opts.license or "SWE-bench is MIT; each repository keeps its own license",
     }
-    return Suite("swe-bench", corpora, provenance, kept=len(corpora), dropped=dropped)
+    return Suite("swe-bench", corpora, provenance, kept=len(corpora), dropped=dropped,
+                 first_at=reader.first_at)
 
 
 # The dataset repositories' commits (the SWE-bench organization's, where princeton-nlp/*

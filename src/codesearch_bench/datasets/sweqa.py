@@ -29,7 +29,7 @@ from ..corpus.languages import language_for
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
 from .base import ImportedCorpus, Importer, ImportOptions, Suite
-from .files import digest, require
+from .files import Ids, Rows, decode, digest, read_bytes, require
 from .swebench import rows_of
 
 PIN_LISTS = ("repo_commit.txt", "repos.txt")
@@ -217,7 +217,7 @@ def _pins(path: Path | None) -> dict[str, tuple[str, str]]:
     pins: dict[str, tuple[str, str]] = {}
     if path is None:
         return pins
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in decode(read_bytes(path), path).splitlines():
         fields = line.split()
         if len(fields) >= 2 and not fields[0].startswith("#"):
             name = fields[0].rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
@@ -251,10 +251,11 @@ def load(opts: ImportOptions) -> Suite:
                          "pass their folder with --repos")
     source = _source(opts.source)
     pins = _pins(source.pins)
-    rows = [(f, row) for f in source.files for row in rows_of(f)]
+    reader = Rows()
+    rows = [(f, row) for f in source.files for row in rows_of(f, reader)]
     pro = any("commit_id" in row or "qa_type" in row for _, row in rows)
     dataset, prefix = ("swe-qa-pro", "sweqa-pro") if pro else ("swe-qa", "sweqa")
-    dropped: Counter[str] = Counter()
+    dropped = reader.dropped
     counts: Counter[str] = Counter()
     trees: dict[tuple[Path, str], Tree | None] = {}
     groups: dict[tuple[str, str], list[Query]] = {}  # (url, commit) -> its queries
@@ -317,9 +318,12 @@ def load(opts: ImportOptions) -> Suite:
     names = Counter(_UNSAFE.sub("-", labels[k].rsplit("/", 1)[-1]).strip("-").lower()
                     for k in groups)
     corpora: list[ImportedCorpus] = []
+    ids = Ids()
     for key, queries in groups.items():
         label = _UNSAFE.sub("-", labels[key].rsplit("/", 1)[-1]).strip("-").lower()
-        cname = f"{prefix}-{label}"[:55] + (f"-{key[1][:8]}" if names[label] > 1 else "")
+        cname = ids.claim("\0".join(key), f"{prefix}-{label}"[:55] + (
+            f"-{key[1][:8]}" if names[label] > 1 else ""))
+        assert cname is not None  # groups' keys are distinct
         exts = {language_for(g.path) for q in queries for g in q.gold}
         corpora.append(ImportedCorpus(
             name=cname, files={},
@@ -338,7 +342,8 @@ def load(opts: ImportOptions) -> Suite:
             "SWE-QA-Pro Bench is Apache-2.0 (its card)" if pro else
             "SWE-QA is Apache-2.0") + "; each repository keeps its own license",
     }
-    return Suite(dataset, corpora, provenance, kept=kept, dropped=dropped)
+    return Suite(dataset, corpora, provenance, kept=kept, dropped=dropped,
+                 first_at=reader.first_at)
 
 
 IMPORTER = Importer("sweqa", "SWE-QA-Pro / SWE-QA rows -> question -> files the answer cites",

@@ -5,22 +5,29 @@
     <out>/<name>.jsonl        the query set
 
 `bench compare --suite <out>` (or `--corpora-file <out>/corpora.toml`) runs it
-like any corpora file; every result records the provenance table.
+like any corpora file; every result records the provenance table. The folder is
+written beside <out> under a temporary name and renamed into place once it reads
+back, so <out> holds a whole suite or nothing.
 """
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
 import json
 import os
+import shutil
 import tarfile
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..corpus.config import load_corpora
+from ..errors import CorpusError, UsageError
 from .base import ImportedCorpus, Suite
+from .files import safe_name
 
 
 def _tarball(corpus: ImportedCorpus) -> bytes:
@@ -53,11 +60,19 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"no TOML for {type(value).__name__}")
 
 
-def write(suite: Suite, out: Path) -> list[Path]:
-    if out.exists() and any(out.iterdir()):
-        raise UsageError(f"{out} is not empty: an import writes a new folder",
-                         hint="pass another --out, or remove that folder")
-    out.mkdir(parents=True, exist_ok=True)
+def _check(suite: Suite) -> None:
+    """Each corpus name is one plain file name, and no two are the same: a name that could
+    leave the folder, or overwrite another corpus's files, is a bug to refuse, not write."""
+    seen: set[str] = set()
+    for corpus in suite.corpora:
+        safe_name(corpus.name, "corpus name")
+        if corpus.name in seen:
+            raise UsageError(f"two corpora of the suite are both named {corpus.name!r}",
+                             hint="pass --name only for a dataset that makes one corpus")
+        seen.add(corpus.name)
+
+
+def _files(suite: Suite, out: Path) -> list[Path]:
     written: list[Path] = []
     entries: list[str] = [f"# Written by `bench import {suite.dataset}`: pins by content, "
                           "provenance in each entry.\n"]
@@ -83,7 +98,35 @@ def write(suite: Suite, out: Path) -> list[Path]:
             f"{k} = {toml_value(v)}\n" for k, v in fields.items()))
         written.append(queries)
     toml = out / "corpora.toml"
-    tmp = toml.with_name(".corpora.toml.tmp")
-    tmp.write_text("\n".join(entries))
-    os.replace(tmp, toml)
+    toml.write_text("\n".join(entries))
     return [toml, *written]
+
+
+def write(suite: Suite, out: Path) -> list[Path]:
+    """The suite in a temporary folder beside `out`, read back, then moved into place whole:
+    a failed import (a full disk, a bad entry) leaves no folder for a rerun to refuse."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} is not empty: an import writes a new folder",
+                         hint="pass another --out, or remove that folder")
+    _check(suite)
+    tmp: Path | None = None
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+        written = _files(suite, tmp)
+        load_corpora(written[0])  # what was written must read back as a corpora file
+        if out.exists():
+            out.rmdir()  # empty (checked above): rename() needs the name free
+        os.rename(tmp, out)
+        tmp = None
+    except OSError as exc:
+        cause = exc.strerror or str(exc)
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise CorpusError(f"{out}: could not write the suite: {cause}{where}; nothing was "
+                          "written there", hint="free space or pick another --out "
+                          "(errno " + errno.errorcode.get(exc.errno or 0, "?") + "), then "
+                          "run the import again") from None
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [out / p.name for p in written]
