@@ -258,3 +258,20 @@ class TestHostileImports:
         code, _ = _run(["import", "swebench", "--from", str(rows), "--out", str(out)], capsys)
         assert code == 0
         assert len(load_corpora(out / "corpora.toml")) == 1
+
+    def test_broken_lines_are_dropped_and_counted(self, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+        corpus = (b'{"_id": "d1", "text": "def a(): pass"}\n{"_id": "d2", "te\n[1, 2]\n'
+                  b'{"text": "no id"}\n{"_id": "d3", "n": ' + b"9" * 5000 + b"}\n")
+        qrels = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1 d1 1\nq1\td1\tmany\n"
+        out = tmp_path / "out"
+        code, said = _run(["import", "beir", "--from", str(_beir(tmp_path, corpus=corpus,
+                                                                    qrels=qrels)),
+                           "--out", str(out)], capsys)
+        assert code == 0
+        dropped = _provenance(out)["dropped"]
+        assert dropped["line that is not a JSON object"] == 3
+        assert dropped["document with no `_id`"] == 1
+        assert dropped["qrels line whose score is not a number"] == 1
+        assert dropped["qrels line without query-id, corpus-id and score (tab-separated)"] == 1
+        assert "corpus.jsonl:2" in said

@@ -46,16 +46,18 @@ def _qrels(path: Path, rows: Rows) -> list[tuple[str, str, int]]:
     for lineno, row in rows.tsv(path):
         if lineno == 1 and row[0].strip().lower() == "query-id":
             continue
+        where = f"{path}:{lineno}"
         if len(row) < 3:
-            raise UsageError(f"{path}:{lineno}: a qrels line has query-id, corpus-id and "
-                             f"score separated by tabs; got {len(row)} field(s)")
+            rows.drop("qrels line without query-id, corpus-id and score (tab-separated)", where)
+            continue
         try:
             score = number(row[2])
         except NotFinite:
-            rows.drop(NOT_FINITE, f"{path}:{lineno}")
+            rows.drop(NOT_FINITE, where)
             continue
         except ValueError:
-            raise UsageError(f"{path}:{lineno}: score {row[2]!r} is not a number") from None
+            rows.drop("qrels line whose score is not a number", where)
+            continue
         out.append((row[0], row[1], int(score)))
     return out
 
@@ -79,7 +81,8 @@ def load(opts: ImportOptions) -> Suite:
     for lineno, doc in rows.jsonl(files["corpus"]):
         doc_id = str(doc.get("_id", ""))
         if not doc_id:
-            raise UsageError(f"{files['corpus']}:{lineno}: a document has no `_id`")
+            rows.drop("document with no `_id`", f"{files['corpus']}:{lineno}")
+            continue
         if doc_id in path_of:
             rows.drop(REPEATED, f"{files['corpus']}:{lineno}")
             continue
@@ -120,7 +123,7 @@ def load(opts: ImportOptions) -> Suite:
         queries = queries[:opts.limit]
     if not queries:
         raise UsageError(f"{root}: no query has a relevant document in the corpus "
-                         f"({dict(dropped)})")
+                         f"({rows.summary()})")
     provenance: dict[str, Any] = {
         "dataset": "beir", "format": "BEIR (corpus.jsonl, queries.jsonl, qrels/*.tsv)",
         "folder": root.resolve().name, "split": opts.split,

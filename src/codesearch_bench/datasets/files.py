@@ -35,6 +35,7 @@ MAX_BYTES_ENV = "BENCH_IMPORT_MAX_BYTES"
 DEFAULT_MAX_BYTES = 2 << 30
 NOT_UTF8 = "row not valid UTF-8"
 SURROGATE = "row with a lone surrogate (not text)"
+NOT_JSON = "line that is not a JSON object"
 NOT_FINITE = "row with a number that is not finite"
 REPEATED = "row with an id an earlier row has"
 BAD_ROW = "row with an empty text or a malformed repository name"
@@ -150,6 +151,14 @@ class Rows:
         self.dropped[reason] += count
         self.first_at.setdefault(reason, where)
 
+    def summary(self) -> str:
+        """Every drop reason with its count and the first place it was seen (for an error
+        that ends an import with nothing kept)."""
+        return "; ".join(f"{reason}: {count}" + (f" (first at {self.first_at[reason]})"
+                                                   if reason in self.first_at else "")
+                         for reason, count in sorted(self.dropped.items()) if count) \
+            or "no row dropped"
+
     def clean(self, value: Any, where: str) -> bool:
         """The value holds only text (no lone surrogate); else it is dropped, counted."""
         if _bad_text(value):
@@ -158,8 +167,8 @@ class Rows:
         return True
 
     def jsonl(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-        """Each non-empty line as an object; a line of bad text or numbers is dropped,
-        a line that is not JSON at all is an error naming file and line."""
+        """Each non-empty line as an object; a line of bad text, bad numbers, or no JSON
+        object at all (a truncated download's last line) is dropped and counted."""
         data = read_bytes(path)
         for lineno, raw in enumerate(data.split(b"\n"), 1):
             where = f"{path}:{lineno}"
@@ -175,11 +184,12 @@ class Rows:
             except NotFinite:
                 self.drop(NOT_FINITE, where)
                 continue
-            except (json.JSONDecodeError, ValueError) as exc:
-                msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-                raise UsageError(f"{where}: not JSON: {msg}") from None
+            except ValueError:  # JSONDecodeError, or an int past Python's digit limit
+                self.drop(NOT_JSON, where)
+                continue
             if not isinstance(value, dict):
-                raise UsageError(f"{where}: expected a JSON object")
+                self.drop(NOT_JSON, where)
+                continue
             if self.clean(value, where):
                 yield lineno, value
 

@@ -67,7 +67,7 @@ def load(opts: ImportOptions) -> Suite:
         if opts.limit and len(corpora) >= opts.limit:
             break
     if not corpora:
-        raise UsageError(f"{opts.source}: no row has a non-test file changed ({dict(dropped)})")
+        raise UsageError(f"{opts.source}: no row has a non-test file changed ({reader.summary()})")
     provenance: dict[str, Any] = {
         "dataset": "lca-bug-localization", "file": opts.source.name,
         "sha256": digest(opts.source), "bytes": opts.source.stat().st_size,

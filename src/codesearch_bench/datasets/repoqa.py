@@ -122,7 +122,7 @@ def load(opts: ImportOptions) -> Suite:
                 description=f"RepoQA {lang} repository {repo.get('repo')} at "
                 f"{repo.get('commit_sha', '?')}, from the dataset file"))
     if not corpora:
-        raise UsageError(f"{opts.source}: no repository with needles ({dict(dropped)})")
+        raise UsageError(f"{opts.source}: no repository with needles ({reader.summary()})")
     provenance: dict[str, Any] = {
         "dataset": "repoqa", "task": "Search-Needle-Function",
         "file": opts.source.name, "sha256": digest(opts.source),

@@ -76,7 +76,7 @@ def load(opts: ImportOptions) -> Suite:
         if opts.limit and len(corpora) >= opts.limit:
             break
     if not corpora:
-        raise UsageError(f"{opts.source}: no task has a non-test file changed ({dict(dropped)})")
+        raise UsageError(f"{opts.source}: no task has a non-test file changed ({reader.summary()})")
     provenance: dict[str, Any] = {
         "dataset": "swe-bench", "task": "file localization", "file": opts.source.name,
         "sha256": digest(opts.source), "bytes": opts.source.stat().st_size,

@@ -314,7 +314,7 @@ def load(opts: ImportOptions) -> Suite:
     dropped.update({k: v for k, v in counts.items() if k in (AMBIGUOUS, MISSING)})
     if not groups:
         raise UsageError(f"{opts.source}: no row has a citation that resolves in its pinned "
-                         f"tree ({dict(dropped)})")
+                         f"tree ({reader.summary()})")
     names = Counter(_UNSAFE.sub("-", labels[k].rsplit("/", 1)[-1]).strip("-").lower()
                     for k in groups)
     corpora: list[ImportedCorpus] = []
