@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import gzip
 import json
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +69,11 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     return code, captured.out + captured.err
 
 
+def _flat(text: str) -> str:
+    """The output with all whitespace removed: the console wraps long paths."""
+    return "".join(text.split())
+
+
 def _provenance(out: Path) -> dict[str, Any]:
     corpora = load_corpora(out / "corpora.toml")
     prov = next(iter(corpora.values())).spec.provenance
@@ -88,7 +95,7 @@ class TestHostileImports:
                            "--out", str(out)], capsys)
         assert code == 0
         assert _provenance(out)["dropped"]["row not valid UTF-8"] == 1
-        assert "corpus.jsonl:2" in said
+        assert "corpus.jsonl:2" in _flat(said)
 
     def test_lone_surrogate_row_is_dropped(self, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,7 +233,7 @@ class TestHostileImports:
         rows = _jsonl(tmp_path / "t.jsonl", [_task(f"acme__app-{i}") for i in range(5)])
         out = tmp_path / "out"
         code, said = _run(["import", "swebench", "--from", str(rows), "--out", str(out)], capsys)
-        assert code == 3 and "BENCH_IMPORT_MAX_BYTES" in said and str(rows) in said
+        assert code == 3 and "BENCH_IMPORT_MAX_BYTES" in said and str(rows) in _flat(said)
 
     def test_failed_write_leaves_nothing_and_a_rerun_works(
             self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -242,7 +249,7 @@ class TestHostileImports:
 
         monkeypatch.setattr(Path, "write_text", full)
         code, said = _run(["import", "swebench", "--from", str(rows), "--out", str(out)], capsys)
-        assert code == 3 and "No space left on device" in said and str(out) in said
+        assert code == 3 and "No space left on device" in said and str(out) in _flat(said)
         assert not out.exists()
         assert [p.name for p in tmp_path.iterdir()] == ["t.jsonl"]
         monkeypatch.setattr(Path, "write_text", real)
@@ -274,4 +281,42 @@ class TestHostileImports:
         assert dropped["document with no `_id`"] == 1
         assert dropped["qrels line whose score is not a number"] == 1
         assert dropped["qrels line without query-id, corpus-id and score (tab-separated)"] == 1
-        assert "corpus.jsonl:2" in said
+        assert "corpus.jsonl:2" in _flat(said)
+
+
+def _fake_hub(monkeypatch: pytest.MonkeyPatch, rows: list[dict[str, Any]]) -> None:
+    module = types.ModuleType("datasets")
+    module.load_dataset = lambda *a, **k: [dict(r) for r in rows]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "datasets", module)
+
+
+class TestHostileHubImports:
+    def test_hub_rows_with_nan_and_surrogates_are_dropped(
+            self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> None:
+        _fake_hub(monkeypatch, [_task("acme__app-1", score=float("nan")),
+                                _task("acme__app-2", problem_statement="bad \udc80 text"),
+                                _task("acme__app-3")])
+        out = tmp_path / "out"
+        code, _ = _run(["import", "swebench", "--out", str(out)], capsys)
+        assert code == 0
+        dropped = _provenance(out)["dropped"]
+        assert dropped["row with a number that is not finite"] == 1
+        assert dropped["row with a lone surrogate (not text)"] == 1
+        assert len(load_corpora(out / "corpora.toml")) == 1
+
+    def test_a_full_disk_writing_the_hub_rows_names_the_cause(
+            self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> None:
+        _fake_hub(monkeypatch, [_task("acme__app-1")])
+        real = Path.open
+
+        def full(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+            if "w" in mode and self.suffix == ".jsonl":
+                raise OSError(errno.ENOSPC, "No space left on device", str(self))
+            return real(self, mode, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "open", full)
+        out = tmp_path / "out"
+        code, said = _run(["import", "swebench", "--out", str(out)], capsys)
+        assert code == 3 and "No space left on device" in said and not out.exists()

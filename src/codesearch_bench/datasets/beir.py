@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -28,8 +27,9 @@ from typing import Any
 
 from ..errors import UsageError
 from ..gold.queries import GoldRef, Query
+from . import files as reader
 from .base import Fetch, Hub, HubSource, ImportedCorpus, Importer, ImportOptions, Suite
-from .files import NOT_FINITE, REPEATED, Ids, NotFinite, Rows, digest, number, safe_name, slug
+from .files import NOT_FINITE, REPEATED, Ids, NotFinite, Rows, digest, json_line, number
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -72,8 +72,8 @@ def load(opts: ImportOptions) -> Suite:
                              f"queries.jsonl and qrels/<split>.tsv ({what} is missing)",
                              hint="pass the unpacked dataset folder with --from, and --split "
                              "for another qrels file")
-    name = safe_name(opts.name) if opts.name else \
-        (slug(root.resolve().name).lower()[:64] or "beir")
+    name = reader.safe_name(opts.name) if opts.name else \
+        (reader.slug(root.resolve().name).lower()[:64] or "beir")
     rows = Rows()
     dropped = rows.dropped
     tree: dict[str, bytes] = {}
@@ -149,7 +149,7 @@ def export(fetch: Fetch, source: HubSource, folder: Path, opts: ImportOptions) -
     for config in ("corpus", "queries"):
         with (root / f"{config}.jsonl").open("w", encoding="utf-8") as fh:
             for row in fetch(config, config):
-                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                fh.write(json_line(row))
     with (root / "qrels" / f"{opts.split}.tsv").open("w", encoding="utf-8", newline="") as fh:
         out = csv.writer(fh, delimiter="\t", lineterminator="\n")
         out.writerow(["query-id", "corpus-id", "score"])

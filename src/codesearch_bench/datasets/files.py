@@ -118,6 +118,15 @@ def loads(text: str) -> Any:
     return json.loads(text, parse_float=_finite_float, parse_constant=_constant)
 
 
+def json_line(row: Any) -> str:
+    """A row as one JSON line for the validated reader: text as is, unless it holds a lone
+    surrogate, which no UTF-8 file can carry, so that row is escaped (and dropped on read)."""
+    line = json.dumps(row, ensure_ascii=False, default=str)
+    if _bad_text(line):
+        line = json.dumps(row, default=str)
+    return line + "\n"
+
+
 def number(text: str) -> float:
     """A finite number from text: `NotFinite` for inf, nan, 1e400; ValueError for no number."""
     return _finite_float(text.strip())

@@ -16,7 +16,6 @@ the revision lacks) is an error naming the cause and the --from way round.
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import tempfile
 from dataclasses import replace
@@ -25,6 +24,7 @@ from typing import Any
 
 from ..errors import CorpusError, UsageError
 from .base import Fetch, HubSource, Importer, ImportOptions, Suite
+from .files import json_line
 
 EXTRA = "pip install 'codesearch-bench[datasets]'"
 _REF = re.compile(r"(?P<id>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)@(?P<revision>[0-9a-f]{40})")
@@ -100,7 +100,13 @@ def load(importer: Importer, opts: ImportOptions, *, variant: str | None = None,
         return rows
 
     with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
-        path = importer.hub.export(fetch, source, Path(tmp), opts)
+        try:
+            path = importer.hub.export(fetch, source, Path(tmp), opts)
+        except OSError as exc:  # a full or failing disk under the temporary folder
+            raise CorpusError(f"{exc.filename or tmp}: could not write the rows loaded from "
+                              f"the hub: {exc.strerror or exc}",
+                              hint="free space there, or point TMPDIR at a disk with room") \
+                from None
         suite = importer.load(replace(opts, source=path))
     table: dict[str, Any] = {"id": source.id, "revision": source.revision,
                              "config": source.config or "default", "split": opts.split}
@@ -120,5 +126,5 @@ def export_rows(fetch: Fetch, source: HubSource, folder: Path, opts: ImportOptio
     path = folder / f"{label}.jsonl"
     with path.open("w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            fh.write(json_line(row))
     return path
