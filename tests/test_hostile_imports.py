@@ -171,11 +171,12 @@ class TestHostileImports:
     def test_instance_ids_colliding_after_slugging_both_kept(
             self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         rows = _jsonl(tmp_path / "t.jsonl", [_task("acme app-1"), _task("acme_app-1"),
-                                             _task("Acme-App-1")])
+                                             _task("Acme-App-1"), _task("acme..app-1."),
+                                             _task("x" * 59 + ".y")])
         out = tmp_path / "out"
         code, _ = _run(["import", "swebench", "--from", str(rows), "--out", str(out)], capsys)
         assert code == 0
-        assert len(load_corpora(out / "corpora.toml")) == 3
+        assert len(load_corpora(out / "corpora.toml")) == 5
 
     @pytest.mark.parametrize("name", ["../../escaped", "/abs", "a/b", ".hidden", "a\nb"])
     def test_name_cannot_leave_out(self, tmp_path: Path, name: str,

@@ -108,7 +108,7 @@ def load(opts: ImportOptions) -> Suite:
             continue
         grades[score] += 1
         gold.setdefault(qid, []).append(GoldRef(path=path_of[doc_id], grade=score))
-    ids = Ids(limit=120)
+    ids = Ids(limit=120, names=False)
     queries: list[Query] = []
     for qid, refs in gold.items():
         text = texts.get(qid, "").strip()

@@ -262,25 +262,35 @@ def lines_within(text: str, start: Any, end: Any) -> bool:
     return ok and 0 <= start < end <= len(text.splitlines())
 
 
-class Ids:
-    """Ids claimed once: a repeat is refused; two ids that slug alike both get a hash."""
+def _tidy(name: str) -> str:
+    """A slug as a corpus name `safe_name` accepts: no run of dots, no trailing '.', '-', '_'
+    (a cut at the length limit can leave one)."""
+    return re.sub(r"\.{2,}", ".", name).rstrip("._-") or "x"
 
-    def __init__(self, limit: int = 64) -> None:
-        self.limit = limit
+
+class Ids:
+    """Ids claimed once: a repeat is refused; two ids that slug alike both get a hash.
+
+    With `names` (corpus names, which name files), each slug is also tidied to a name
+    `safe_name` accepts."""
+
+    def __init__(self, limit: int = 64, *, names: bool = True) -> None:
+        self.limit, self.names = limit, names
         self.raw: set[str] = set()
         self.slugs: set[str] = set()
+
+    def _cut(self, readable: str, limit: int) -> str:
+        return _tidy(readable[:limit]) if self.names else readable[:limit]
 
     def claim(self, raw: str, readable: str) -> str | None:
         """The unique slug for raw (readable cut to the limit), or None for a repeat."""
         if raw in self.raw:
             return None
         self.raw.add(raw)
-        name = readable[:self.limit]
-        if name in self.slugs:
-            tag = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-            name = f"{readable[:self.limit - 9]}-{tag}"
-            while name in self.slugs:  # a hash already taken by a crafted id
-                tag = hashlib.sha256(tag.encode()).hexdigest()[:8]
-                name = f"{readable[:self.limit - 9]}-{tag}"
+        name = self._cut(readable, self.limit)
+        tag = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        while name in self.slugs:  # slugs alike: a hash of the id, rehashed if crafted to clash
+            name = f"{self._cut(readable, self.limit - 9)}-{tag}"
+            tag = hashlib.sha256(tag.encode()).hexdigest()[:8]
         self.slugs.add(name)
         return name

@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import tarfile
 import tempfile
@@ -25,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from ..corpus.config import load_corpora
-from ..errors import CorpusError, UsageError
+from ..errors import BenchError, CorpusError, UsageError
 from .base import ImportedCorpus, Suite
 from .files import safe_name
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")  # a TOML bare key
 
 
 def _tarball(corpus: ImportedCorpus) -> bytes:
@@ -94,7 +97,9 @@ def _files(suite: Suite, out: Path) -> list[Path]:
                   "queries": queries.name, "languages": corpus.languages, "default": True,
                   "max_line_length": 0, "exclude_generated": False,
                   "provenance": suite.provenance}
-        entries.append(f"[corpus.{corpus.name}]\n" + "".join(
+        # A name with a dot is quoted: bare, TOML would read it as nested tables.
+        key = corpus.name if _BARE.fullmatch(corpus.name) else json.dumps(corpus.name)
+        entries.append(f"[corpus.{key}]\n" + "".join(
             f"{k} = {toml_value(v)}\n" for k, v in fields.items()))
         written.append(queries)
     toml = out / "corpora.toml"
@@ -114,7 +119,11 @@ def write(suite: Suite, out: Path) -> list[Path]:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
         written = _files(suite, tmp)
-        load_corpora(written[0])  # what was written must read back as a corpora file
+        try:
+            load_corpora(written[0])  # what was written must read back as a corpora file
+        except BenchError as exc:  # named as where it was going, not the temporary folder
+            raise type(exc)(exc.message.replace(str(tmp), str(out)) + "; nothing was "
+                            "written", hint=exc.hint) from None
         if out.exists():
             out.rmdir()  # empty (checked above): rename() needs the name free
         os.rename(tmp, out)
