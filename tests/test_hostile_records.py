@@ -5,12 +5,15 @@ number given as a word, a non-finite score, a path with a control character)
 is dropped, and every drop is counted on the query's outcome and flagged on the
 row (`!! records=N`) whatever survived beside it; NaN and ±Infinity scores are
 treated alike; a path holding a newline, tab, NUL or any other C0/C1 control
-character is refused at parse time, so no export or view ever carries it.
+character is refused at parse time, so no export or view ever carries it. A
+`path` corpus's folder edited after setup is noticed (its files' sizes and
+mtimes, then their content) and the tree rebuilt from it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +21,8 @@ import pytest
 from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
+from codesearch_bench.corpus import setup
+from codesearch_bench.corpus.config import Corpus, load_corpora
 from codesearch_bench.engine.output.parse import parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.render.formats import FLAG_HELP
@@ -151,3 +156,80 @@ def test_ordinary_unicode_paths_still_pass() -> None:
     paths = ["caf\u00e9.py", "a b.py", "\u00a0nbsp.py", "\u65e5\u672c.py", "emoji\U0001f600.py"]
     result = parse(JSON, answer(*(json.dumps({"path": p}) for p in paths)))
     assert [h.path for h in result.hits] == paths and result.bad_records == 0
+
+
+# -- a `path` corpus edited after setup is rebuilt, never measured as the old copy -------
+
+def _mini(tmp: Path) -> tuple[Corpus, Path]:
+    corpus = load_corpora(make_corpus(tmp))["mini"]
+    root = tmp / "corpora"
+    setup.setup(corpus, root)
+    return corpus, root
+
+
+def test_edited_folder_is_not_set_up_and_setup_rebuilds_it(tmp_path: Path) -> None:
+    corpus, root = _mini(tmp_path)
+    before = setup.content_identity(root, corpus)
+    assert setup.is_set_up(root, corpus) and before is not None
+    (tmp_path / "mini-proj" / "pkg" / "cells.py").write_text("def cell_len():\n    return 2\n")
+    assert not setup.is_set_up(root, corpus)
+    changes = setup.source_changes(root, corpus)
+    assert changes and changes[0].startswith("modified: pkg/cells.py (size")
+    done = setup.setup(corpus, root)
+    assert not done.cached and "rebuilt, the folder changed since setup" in done.how
+    assert (done.tree / "pkg" / "cells.py").read_text().endswith("return 2\n")
+    assert setup.is_set_up(root, corpus) and setup.content_identity(root, corpus) != before
+
+
+@pytest.mark.parametrize("edit", ["add", "remove"])
+def test_added_or_removed_file_is_a_change(tmp_path: Path, edit: str) -> None:
+    corpus, root = _mini(tmp_path)
+    proj = tmp_path / "mini-proj"
+    if edit == "add":
+        (proj / "pkg" / "new.py").write_text("x = 1\n")
+    else:
+        (proj / "pkg" / "cells.py").unlink()
+    assert not setup.is_set_up(root, corpus)
+    done = setup.setup(corpus, root)
+    assert ((done.tree / "pkg" / "new.py").exists()) == (edit == "add")
+    assert (done.tree / "pkg" / "cells.py").exists() == (edit == "add")
+
+
+def test_touched_but_unchanged_folder_stays_set_up(tmp_path: Path) -> None:
+    corpus, root = _mini(tmp_path)
+    before = setup.content_identity(root, corpus)
+    target = tmp_path / "mini-proj" / "pkg" / "config.py"
+    os.utime(target, ns=(1, 10**18))
+    assert setup.is_set_up(root, corpus) and setup.source_changes(root, corpus) == []
+    assert setup.setup(corpus, root).cached and setup.content_identity(root, corpus) == before
+
+
+def test_changes_outside_the_selection_change_nothing(tmp_path: Path) -> None:
+    corpus, root = _mini(tmp_path)
+    git = tmp_path / "mini-proj" / ".git"
+    git.mkdir()
+    (git / "index").write_text("a git index moves on every status")
+    assert setup.is_set_up(root, corpus)
+
+
+def test_marker_without_a_folder_record_is_not_trusted(tmp_path: Path) -> None:
+    corpus, root = _mini(tmp_path)
+    marker = setup.dirs(root.resolve(), corpus).setup_marker
+    marker.write_text(json.dumps({"identity": corpus.identity, "pin": corpus.pin}))
+    assert not setup.is_set_up(root, corpus)
+    assert "no record of what" in setup.source_changes(root, corpus)[0]
+    assert not setup.setup(corpus, root).cached and setup.is_set_up(root, corpus)
+
+
+def test_compare_after_an_edit_measures_the_new_folder(tmp_path: Path) -> None:
+    engine = write_engine(tmp_path, "good", [sys.executable, str(FAULTY), "ok", "{{query}}"])
+    toml = make_corpus(tmp_path)
+    argv = ["compare", "--corpora-file", str(toml), "--work", str(tmp_path / "work"),
+            "--engine", str(engine)]
+    assert main([*argv, "--json", str(tmp_path / "one.json")]) == 0
+    (tmp_path / "mini-proj" / "pkg" / "extra.py").write_text("def extra():\n    pass\n")
+    assert main([*argv, "--json", str(tmp_path / "two.json")]) == 0
+    one, two = (ResultFile.load(tmp_path / f"{n}.json") for n in ("one", "two"))
+    assert one.corpora["mini"].files == 3 and two.corpora["mini"].files == 4
+    tree = Path(two.corpora["mini"].tree)
+    assert (tree / "pkg" / "extra.py").is_file()
