@@ -106,6 +106,14 @@ def test_every_record_dropped_is_still_counted(tmp_path: Path) -> None:
     assert q2.dropped_records == 2 and "!! records=2" in row.flags and "errors=1" in row.flags
 
 
+def test_answer_unreadable_as_a_whole_is_an_error_not_a_record_count(tmp_path: Path) -> None:
+    code, row = compare(tmp_path, b"this is not JSON\n")
+    q2 = next(q for q in row.queries if q.id == "q2")
+    assert code == 0 and q2.error is not None and q2.error.startswith("unparseable output")
+    assert q2.dropped_records == 0 and "errors=1" in row.flags
+    assert not any(f.startswith("!! records") for f in row.flags)
+
+
 def test_records_flag_is_explained() -> None:
     assert "!! records" in FLAG_HELP and "probe" in FLAG_HELP["!! records"]
 

@@ -68,7 +68,7 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
                    len(found.hits), found.leftovers, found.unsolicited,
                    gold_models(gold) if gold_out is None else gold_out,
                    found.parsed.replaced_bytes if found.parsed else 0,
-                   found.parsed.bad_records if found.parsed else 0)
+                   _dropped(found))
     if spec.answer != "ranked":
         return Evaluation(_by_content(asked, found, gold, spec, text, cutoffs))
     chunk_entered = spec.spans and any(not g.file_level for g in gold)
@@ -101,6 +101,13 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
         no_spans=lacks_spans(found.hits, spec.spans),
         scores=scores(graded, cutoffs), tokens=shown_at, tokens_to_first_gold=before_gold)
     return Evaluation(outcome, norm, slots, graded)
+
+
+def _dropped(found: SearchResult) -> int:
+    """The records of the answer that could not be read. An answer unreadable as a whole
+    (fatal) is the query's error instead: how many records it held is not known."""
+    parsed = found.parsed
+    return 0 if parsed is None or parsed.fatal else parsed.bad_records
 
 
 def _outcome(asked: _Asked, *, error: str | None = None, chunk_entered: bool,
