@@ -125,11 +125,15 @@ def test_start_only_and_end_only() -> None:
     assert [(h.start, h.end) for h in parse(JSON, dumps(doc)).hits] == [(5, 5), (8, 8)]
 
 
-def test_score_nan_is_none_and_text_list_joined() -> None:
+def test_score_nan_is_an_error_like_infinity_and_text_list_joined() -> None:
+    # NaN was read as "no score" while Infinity was the record's error: now both are errors.
     spec = ParseSpec(format="json", text="lines_text", score="s")
-    doc = [{"path": "a.py", "s": "NaN", "lines_text": ["one", "two"]}]
-    hit = parse(spec, dumps(doc)).hits[0]
-    assert hit.score is None and hit.text == "one\ntwo"
+    doc = [{"path": "a.py", "s": "NaN", "lines_text": ["one", "two"]},
+           {"path": "b.py", "lines_text": ["one", "two"]}]
+    result = parse(spec, dumps(doc))
+    hit = result.hits[0]
+    assert hit.path == "b.py" and hit.score is None and hit.text == "one\ntwo"
+    assert result.bad_records == 1 and "score 'NaN' is not a finite number" in result.errors[0]
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,12 @@ answers, and their scores, without a word. The content hash is what catches a
 rewrite that kept the size and put the mtime back; blake2b-128 costs a few
 milliseconds per MiB, so a 2,000-file tree is checked in well under a second.
 Nothing here follows a link or blocks on a FIFO an engine left.
+
+The same stamps watch a `path` corpus's own folder, which setup copies into the
+tree once: `take(folder, reuse=recorded)` reads only the files whose size or
+mtime moved since, and `content_id` names the folder by what its files hold
+(paths, kinds, sizes, modes, contents; never mtimes), so a folder touched but
+unchanged is the same corpus and one edited is not.
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ class Fingerprint:
         return cls(out)
 
 
-def _digest(folder: int, name: str, st: os.stat_result) -> str:
+def _digest(folder: int | None, name: str, st: os.stat_result) -> str:
     try:
         fd = os.open(name, _READ, dir_fd=folder)
     except OSError:
@@ -77,10 +83,14 @@ def _digest(folder: int, name: str, st: os.stat_result) -> str:
             return "unreadable"
 
 
-def _stamp(folder: int, name: str) -> Stamp:
+def _stamp(folder: int | None, name: str, known: Stamp | None = None) -> Stamp:
     st = os.lstat(name, dir_fd=folder)
     mode = stat.S_IMODE(st.st_mode)
     if stat.S_ISREG(st.st_mode):
+        if (known is not None and known.kind == "file" and known.size == st.st_size
+                and known.mtime_ns == st.st_mtime_ns):
+            # Size and mtime as recorded: the content is taken as recorded, unread.
+            return Stamp("file", st.st_size, st.st_mtime_ns, mode, known.digest)
         return Stamp("file", st.st_size, st.st_mtime_ns, mode, _digest(folder, name, st))
     if stat.S_ISDIR(st.st_mode):
         return Stamp("folder", 0, 0, mode, "")  # its mtime moves with every change inside
@@ -89,19 +99,45 @@ def _stamp(folder: int, name: str) -> Stamp:
     return Stamp("other", 0, 0, mode, "")
 
 
-def take(tree: Path) -> Fingerprint:
-    """Every path under tree (links recorded, never followed) and its stamp."""
+def take(tree: Path, reuse: Fingerprint | None = None) -> Fingerprint:
+    """Every path under tree (links recorded, never followed) and its stamp; with `reuse`,
+    a file whose size and mtime are as it records keeps its recorded content hash."""
     top = os.fspath(tree)
     entries: dict[str, Stamp] = {}
+    known = reuse.entries if reuse is not None else {}
     for root, dirs, files, folder in os.fwalk(top, follow_symlinks=False):
         base = os.path.relpath(root, top)
         for name in [*dirs, *files]:
             rel = name if base == "." else f"{base}/{name}"
             try:
-                entries[rel.replace(os.sep, "/")] = _stamp(folder, name)
+                key = rel.replace(os.sep, "/")
+                entries[key] = _stamp(folder, name, known.get(key))
             except FileNotFoundError:
                 continue  # gone between the listing and the lstat
     return Fingerprint(dict(sorted(entries.items())))
+
+
+def content_id(fp: Fingerprint) -> str:
+    """The folder's identity by content: every path, kind, size, mode and content hash.
+    Mtimes are left out: a file touched but unchanged keeps the identity."""
+    h = hashlib.blake2b(digest_size=16)
+    for rel, s in fp.entries.items():
+        h.update(f"{rel}\0{s.kind}\0{s.size}\0{s.mode}\0{s.digest}\n".encode(
+            "utf-8", errors="surrogateescape"))
+    return h.hexdigest()
+
+
+def take_files(root: Path, rels: list[str], reuse: Fingerprint | None = None) -> Fingerprint:
+    """The stamps of the listed files under root (a folder's selection: what setup copies),
+    each read only when its size or mtime moved since `reuse`; a file gone is left out."""
+    known = reuse.entries if reuse is not None else {}
+    entries: dict[str, Stamp] = {}
+    for rel in sorted(rels):
+        try:
+            entries[rel] = _stamp(None, os.path.join(root, rel), known.get(rel))
+        except FileNotFoundError:
+            continue  # gone between the listing and the lstat: a removal
+    return Fingerprint(entries)
 
 
 def _differences(old: Stamp, new: Stamp) -> list[str]:
@@ -129,7 +165,14 @@ def verify(tree: Path, expected: Fingerprint, *, limit: int = DEFAULT_LIMIT) -> 
         return [f"the tree {tree} is gone"]
     if not stat.S_ISDIR(st.st_mode):
         return [f"the tree {tree} is no longer a folder"]
-    actual = take(tree).entries
+    return changes_between(expected, take(tree), limit=limit)
+
+
+def changes_between(expected: Fingerprint, now: Fingerprint, *, limit: int = DEFAULT_LIMIT,
+                    mtimes: bool = True) -> list[str]:
+    """`verify`'s lines for two fingerprints; `mtimes=False` leaves out a change of mtime
+    alone (a folder's files touched, their content the same)."""
+    actual = now.entries
     changes = []
     for rel in sorted(set(expected.entries) | set(actual)):
         old, new = expected.entries.get(rel), actual.get(rel)
@@ -139,7 +182,8 @@ def verify(tree: Path, expected: Fingerprint, *, limit: int = DEFAULT_LIMIT) -> 
             changes.append(f"removed: {rel}")
         elif old is not None and old.kind != new.kind:
             changes.append(f"modified: {rel} ({old.kind} -> {new.kind})")
-        elif old is not None and (what := _differences(old, new)):
+        elif old is not None and (what := [d for d in _differences(old, new)
+                                           if mtimes or d != "mtime"]):
             changes.append(f"modified: {rel} ({', '.join(what)})")
     if len(changes) > limit:
         return [*changes[:limit], f"… and {len(changes) - limit} more changes"]

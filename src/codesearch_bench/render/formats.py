@@ -25,6 +25,10 @@ FLAG_HELP = {
                       "may have had answers credited to the next query: echo `id`",
     "!! parse": "a parse path matched nothing in any answer (see parse_problems in the JSON, "
                 "or run `bench probe`): the zeros may be the spec's, not the tool's",
+    "!! records": "records of the engine's answers could not be read (a line that is no "
+                  "number, a non-finite score, a path with a control character) and were "
+                  "dropped; the query was scored on what was left: run `bench probe` on it "
+                  "for the reasons, and fix the adapter",
     "!! empty": "every query was answered with no results at all: a wrong parse path, an "
                 "empty index or a dead tool, not a measurement",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",

@@ -25,7 +25,8 @@ def outcome(*, id: str, latency_s: float | None = None, error: str | None = None
             scores: dict[str, float] | None = None, replaced_bytes: int = 0,
             line_zero: bool = False, leftovers: int = 0, depth_limited: bool = False,
             no_spans: bool = False, split: str | None = None, tags: list[str] | None = None,
-            gold: list[GoldOut] | None = None, unsolicited: int = 0) -> QueryOutcome:
+            gold: list[GoldOut] | None = None, unsolicited: int = 0,
+            dropped_records: int = 0) -> QueryOutcome:
     """`QueryOutcome(...)` for values the harness made itself, unvalidated: the same
     model, the same defaults (tests/test_outcome.py), a fraction of the cost."""
     return QueryOutcome.model_construct(
@@ -38,7 +39,7 @@ def outcome(*, id: str, latency_s: float | None = None, error: str | None = None
         replaced_bytes=replaced_bytes, line_zero=line_zero, leftovers=leftovers,
         depth_limited=depth_limited, no_spans=no_spans, split=split,
         tags=[] if tags is None else tags, gold=[] if gold is None else gold,
-        unsolicited=unsolicited)
+        unsolicited=unsolicited, dropped_records=dropped_records)
 
 
 def slim(full: QueryOutcome) -> QueryOutcome:
@@ -54,4 +55,4 @@ def slim(full: QueryOutcome) -> QueryOutcome:
         content_entered=full.content_entered, scores=full.scores,
         replaced_bytes=full.replaced_bytes, line_zero=full.line_zero, leftovers=full.leftovers,
         depth_limited=full.depth_limited, no_spans=full.no_spans, split=full.split,
-        tags=full.tags, unsolicited=full.unsolicited)
+        tags=full.tags, unsolicited=full.unsolicited, dropped_records=full.dropped_records)

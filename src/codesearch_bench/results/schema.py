@@ -111,6 +111,10 @@ class QueryOutcome(_M):
     unsolicited: int = Field(
         default=0, description="lines a persistent engine sent that answered no request "
         "(or another one), discarded while this query was served")
+    dropped_records: int = Field(
+        default=0, description="records of the answer that could not be read (a line that "
+        "is no number, a non-finite score, a path with a control character), dropped and "
+        "counted whether or not others survived")
 
 
 class IndexOut(_M):

@@ -56,6 +56,7 @@ class _Asked:
     unsolicited: int
     gold: list[GoldOut]
     replaced_bytes: int
+    dropped_records: int  # records of the answer the parser could not read
 
 
 def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineSpec, *,
@@ -66,7 +67,8 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
     asked = _Asked(query_id, split, list(tags), found.latency_s, found.error,
                    len(found.hits), found.leftovers, found.unsolicited,
                    gold_models(gold) if gold_out is None else gold_out,
-                   found.parsed.replaced_bytes if found.parsed else 0)
+                   found.parsed.replaced_bytes if found.parsed else 0,
+                   _dropped(found))
     if spec.answer != "ranked":
         return Evaluation(_by_content(asked, found, gold, spec, text, cutoffs))
     chunk_entered = spec.spans and any(not g.file_level for g in gold)
@@ -101,6 +103,13 @@ def evaluate(query_id: str, found: SearchResult, gold: list[Span], spec: EngineS
     return Evaluation(outcome, norm, slots, graded)
 
 
+def _dropped(found: SearchResult) -> int:
+    """The records of the answer that could not be read. An answer unreadable as a whole
+    (fatal) is the query's error instead: how many records it held is not known."""
+    parsed = found.parsed
+    return 0 if parsed is None or parsed.fatal else parsed.bad_records
+
+
 def _outcome(asked: _Asked, *, error: str | None = None, chunk_entered: bool,
              line_zero: bool = False, outside: int = 0, n_slots: int = 0,
              slots: list[SlotOut] | None = None, file_gains: list[int] | None = None,
@@ -114,7 +123,8 @@ def _outcome(asked: _Asked, *, error: str | None = None, chunk_entered: bool,
         id=asked.id, split=asked.split, tags=asked.tags, latency_s=asked.latency_s,
         error=asked.error if error is None else error, raw_hits=asked.raw_hits,
         leftovers=asked.leftovers, unsolicited=asked.unsolicited, gold=asked.gold,
-        replaced_bytes=asked.replaced_bytes, chunk_entered=chunk_entered,
+        replaced_bytes=asked.replaced_bytes, dropped_records=asked.dropped_records,
+        chunk_entered=chunk_entered,
         line_zero=line_zero, outside=outside, n_slots=n_slots, slots=slots,
         file_gains=file_gains, chunk_gains=chunk_gains, first_file_slot=first_file_slot,
         first_chunk_slot=first_chunk_slot, depth_limited=depth_limited, no_spans=no_spans,
@@ -148,6 +158,7 @@ def _by_content(asked: _Asked, found: SearchResult, gold: list[Span], spec: Engi
         id=asked.id, split=asked.split, tags=asked.tags, latency_s=asked.latency_s,
         error=error, raw_hits=asked.raw_hits, leftovers=asked.leftovers,
         unsolicited=asked.unsolicited, gold=asked.gold, replaced_bytes=asked.replaced_bytes,
+        dropped_records=asked.dropped_records,
         answer=spec.answer, chunk_entered=False, content_entered=bool(golds),
         n_slots=n_slots, scores=found_scores, tokens=shown)
 

@@ -145,6 +145,11 @@ def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) 
     outside = sum(o.outside for o in run.outcomes)
     if outside:
         flags.append(f"outside={outside}")
+    # Every record dropped, whether others of its answer survived (the query scored on
+    # what was left) or none did (the query is one of the errors above as well).
+    dropped = sum(o.dropped_records for o in run.outcomes)
+    if dropped:
+        flags.append(f"!! records={dropped}")
     undecodable = sum(o.replaced_bytes for o in run.outcomes)
     if undecodable:
         flags.append(f"undecodable={undecodable}")

@@ -2,7 +2,7 @@
 
 Each reader raises ValueError with the reason shown for that record; none
 lets through a value that would mislead or crash a later stage: no line
-number past any real file, no infinite score, no path that open() refuses
+number past any real file, no non-finite score (NaN included), no path that open() refuses
 or no file system could hold. `show` formats any value for a message,
 short, whatever its size or depth.
 """
@@ -21,6 +21,9 @@ MAX_LINE = 1_000_000_000  # no source file has a billion lines; past this it is 
 _LINE_RANGE = re.compile(r"^\s*L?(\d+)\s*(?:[-:–]\s*L?(\d+))?\s*$")
 _WHOLE = re.compile(r"\s*-?\d+\s*")
 _SAFE_DIGITS = 18  # a digit string this short converts to int quickly and exactly
+# C0, DEL and C1: a path holding one would split a TREC line or a TSV row, move a
+# terminal's cursor, or name a file no tree holds; refused here, no export sees it.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _PAST = f"is past any file (the limit is {MAX_LINE:,})"
 _REPR = reprlib.Repr()
 _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict, _REPR.maxlevel = 40, 40, 6, 4, 3
@@ -85,6 +88,8 @@ def path(value: Any) -> str:
         raise ValueError(f"no path (got {show(value)})")
     if "\x00" in value:
         raise ValueError("path contains a NUL byte")  # open() would refuse it
+    if (bad := CONTROL.search(value)) is not None:
+        raise ValueError(f"path contains the control character U+{ord(bad.group()):04X}")
     size = len(value.encode("utf-8", errors="surrogatepass"))
     if size > MAX_PATH_BYTES:
         raise ValueError(f"path is {size} bytes long (the limit is {MAX_PATH_BYTES})")
@@ -116,9 +121,9 @@ def number(value: Any) -> float | None:
         raise ValueError(f"score {show(value)} is not a finite number") from None
     except (TypeError, ValueError):
         raise ValueError(f"score {show(value)} is not a number") from None
-    if math.isnan(score):
-        return None  # NaN is how some tools say "no score"
-    if math.isinf(score):
+    # NaN and the infinities alike: a score that is no finite number is the record's
+    # error, counted and flagged on the row (`!! records`), never a silent gap.
+    if not math.isfinite(score):
         raise ValueError(f"score {show(value)} is not a finite number")
     return score
 

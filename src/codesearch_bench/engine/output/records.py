@@ -3,10 +3,11 @@
 One reader. Each configured field is looked up once -- straight from the record
 when its path is one plain key and no key of the record is doubled, else by
 `jsonread.lookup` (dotted paths, doubled keys) -- and converted: an ordinary
-value (an int line, a plain path, a string text, a finite float) is taken as it
-is, anything else goes to its converter in `fields` (string line numbers, NaN
-scores, text as a list of lines), which says precisely what is wrong with a bad
-record. Both ways give the value the converter alone would
+value (an int line, a plain path with no control character, a string text, a
+finite float) is taken as it is, anything else goes to its converter in
+`fields` (string line numbers, non-finite scores, control characters, text as a
+list of lines), which says precisely what is wrong with a bad record. Both ways
+give the value the converter alone would
 (tests/test_parse_plain.py); the first costs a type check.
 """
 
@@ -34,6 +35,7 @@ _BITS = tuple(zip((_PATH, _START, _END, _LINES, _TEXT, _SCORE), _FIELDS, strict=
 _INF = float("inf")
 _EXACT = 2 ** 53  # ints a float holds exactly; past them fields.number decides
 _MAX_LINE, _MAX_PATH_BYTES = fields.MAX_LINE, fields.MAX_PATH_BYTES
+_CONTROL = fields.CONTROL.search  # NUL and every other C0/C1 control: fields.path says which
 T = TypeVar("T")
 
 
@@ -123,8 +125,8 @@ def _read(paths: _Paths, record: Any, result: ParseResult, prefix: str) -> int:
         # A text answer names no place: its items are graded by their text alone.
         if paths.path is None:
             path = ""
-        elif (type(path_v) is str and path_v and "\x00" not in path_v
-              and not path_v.isspace() and len(path_v) * 4 <= _MAX_PATH_BYTES):
+        elif (type(path_v) is str and path_v and not path_v.isspace()
+              and len(path_v) * 4 <= _MAX_PATH_BYTES and _CONTROL(path_v) is None):
             path = path_v
         else:
             path = _slow(fields.path, path_v)
