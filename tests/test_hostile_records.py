@@ -27,6 +27,8 @@ from codesearch_bench.engine.output.parse import parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.render.formats import FLAG_HELP
 from codesearch_bench.results.schema import ResultFile, Row
+from codesearch_bench.run.comparison import execute
+from codesearch_bench.run.options import CompareOptions, Events
 
 pytestmark = pytest.mark.hostile
 
@@ -241,3 +243,35 @@ def test_compare_after_an_edit_measures_the_new_folder(tmp_path: Path) -> None:
     assert one.corpora["mini"].files == 3 and two.corpora["mini"].files == 4
     tree = Path(two.corpora["mini"].tree)
     assert (tree / "pkg" / "extra.py").is_file()
+    # The edit is a new tree: its content identity is recorded, and no index or finished
+    # cell of the old copy is taken for it.
+    assert one.corpora["mini"].content and two.corpora["mini"].content
+    assert one.corpora["mini"].content != two.corpora["mini"].content
+    assert one.corpora["mini"].identity != two.corpora["mini"].identity
+
+
+def test_compare_says_why_it_rebuilds_and_the_needles_follow_the_edit(tmp_path: Path) -> None:
+    engine = write_engine(tmp_path, "good", [sys.executable, str(FAULTY), "ok", "{{query}}"])
+    toml = make_corpus(tmp_path)
+
+    def run(name: str) -> tuple[ResultFile, list[str]]:
+        said: list[str] = []
+        outcome = execute(CompareOptions(
+            engines=[engine], corpora_file=toml, corpora_root=tmp_path / "work" / "corpora",
+            work=tmp_path / "work", json_out=tmp_path / f"{name}.json",
+            tracks=("needles",)), Events(stage=said.append))
+        assert not outcome.failures, outcome.failures
+        return outcome.result, said
+
+    one, _ = run("one")
+    doc = "Count how many terminal columns a piece of text takes when it is printed."
+    (tmp_path / "mini-proj" / "pkg" / "extra.py").write_text(
+        f'def columns(text):\n    """{doc}"""\n    return len(text)\n')
+    two, said = run("two")
+    assert any(m.startswith("rebuilding corpus mini: its folder changed since setup "
+                            "(added: pkg/extra.py") for m in said), said
+    assert one.corpora["mini:needles"].identity != two.corpora["mini:needles"].identity
+    # The needle variant is made again from the edited tree, not kept from the old copy.
+    before, after = one.corpora["mini:needles"], two.corpora["mini:needles"]
+    assert (before.files, after.files) == (3, 4)
+    assert (Path(after.tree) / "pkg" / "extra.py").is_file()

@@ -79,7 +79,12 @@ def source_changes(root: Path, corpus: Corpus) -> list[str]:
 
 def content_identity(root: Path, corpus: Corpus) -> str | None:
     """The content identity of the folder the tree was built from, as setup recorded it."""
-    marker = _marker(dirs(root, corpus))
+    return recorded_content(dirs(root, corpus))
+
+
+def recorded_content(where: CorpusDir) -> str | None:
+    """`content_identity` of the corpus set up in `where`; None for a pinned source."""
+    marker = _marker(where)
     source = marker.get("source") if marker is not None else None
     content = source.get("content") if isinstance(source, dict) else None
     return content if isinstance(content, str) else None

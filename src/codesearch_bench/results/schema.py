@@ -221,6 +221,9 @@ class CorpusOut(_M):
     track_info: dict[str, Any] | None = Field(
         default=None, description="how a generated track was made: generator version and "
         "parameters, the transform, candidates kept and dropped by reason")
+    content: str | None = Field(
+        default=None, description="a `path` corpus: the content identity of its folder as "
+        "setup copied it (file paths, sizes and content hashes); None for a pinned source")
 
 
 class EngineOut(_M):

@@ -26,6 +26,7 @@ def corpus_out(plan: Plan) -> CorpusOut:
     """The corpus track as measured: its pin, its tree, its query set and splits."""
     return CorpusOut(name=plan.unit, pin=plan.manifest.pin, identity=plan.identity,
                      track=plan.track, corpus=plan.corpus.name, track_info=plan.track_info,
+                     content=plan.content,
                      provenance=plan.corpus.spec.provenance,
                      tree=str(plan.tree), files=plan.manifest.files, tier=plan.manifest.tier,
                      languages=plan.manifest.languages, queries=len(plan.queries),

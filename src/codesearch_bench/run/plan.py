@@ -12,7 +12,7 @@ import functools
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,9 @@ class Plan:
     track: str = QUESTIONS
     dirs: CorpusDir | None = None  # where the tree and its manifest live (fingerprints)
     track_info: dict[str, Any] | None = None  # how a generated track was made
+    #: a `path` corpus's folder as setup copied it (content hashes, no mtimes): an edit to
+    #: the folder is a new tree, so a new index and no cell kept from before it
+    content: str | None = None
 
     @property
     def unit(self) -> str:
@@ -53,9 +56,12 @@ class Plan:
     @property
     def identity(self) -> str:
         """What the tree and queries were made from: a change means a new index."""
+        base = self.corpus.identity
+        if self.content is not None:
+            base = hashlib.sha256(f"{base}:content:{self.content}".encode()).hexdigest()
         if self.track == QUESTIONS or self.track_info is None:
-            return self.corpus.identity
-        blob = f"{self.corpus.identity}:{self.track_info.get('key', '')}"
+            return base
+        blob = f"{base}:{self.track_info.get('key', '')}"
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -94,12 +100,17 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
     """
     if track not in TRACKS:
         raise QueryError(f"no track {track!r}; the tracks are {', '.join(TRACKS)}")
-    if not setup.is_set_up(corpora_root, corpus):
+    if changes := setup.source_changes(corpora_root, corpus):
+        more = f" and {len(changes) - 1} more" if len(changes) > 1 else ""
+        stage(f"rebuilding corpus {corpus.name}: its folder changed since setup "
+              f"({changes[0]}{more})")
+    elif not setup.is_set_up(corpora_root, corpus):
         stage(f"setting up corpus {corpus.name}")
     set_up = setup.setup(corpus, corpora_root)
+    content = setup.content_identity(corpora_root, corpus)
     base = setup.dirs(corpora_root.resolve(), corpus)
     if track == needles.TRACK:
-        return _needle_plan(corpus, base, limit, split, ids, stage)
+        return replace(_needle_plan(corpus, base, limit, split, ids, stage), content=content)
     if corpus.queries_path is None:
         raise CorpusError(f"corpus {corpus.name!r} has no query set in corpora.toml")
     qs = load_queries(corpus.queries_path)
@@ -109,7 +120,7 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
                          f"do not resolve (first: {resolved.failures[0]})",
                          hint=f"run `bench validate --corpus {corpus.name}`")
     return Plan(corpus, set_up.manifest, set_up.tree, qs, pick(qs, split, ids, limit),
-                resolved.spans, dirs=base)
+                resolved.spans, dirs=base, content=content)
 
 
 def _needle_plan(corpus: Corpus, base: CorpusDir, limit: int | None, split: str,

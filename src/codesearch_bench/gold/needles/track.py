@@ -25,6 +25,7 @@ from ...corpus import fingerprint as fp
 from ...corpus.config import Corpus
 from ...corpus.languages import language_for
 from ...corpus.layout import CorpusDir
+from ...corpus.setup import recorded_content
 from ...corpus.tree import Manifest, tier, tree_files
 from ...errors import CorpusError
 from ..grammars import GoldError, definitions, grammar_versions
@@ -46,11 +47,15 @@ class Track:
     record: dict[str, Any]
 
 
-def track_key(corpus: Corpus, params: Params) -> str:
-    blob = json.dumps({"corpus": corpus.identity, "generator": GENERATOR_VERSION,
-                       "params": params.as_dict(), "grammars": grammar_versions(),
-                       "policy": POLICY_VERSION}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+def track_key(corpus: Corpus, params: Params, content: str | None = None) -> str:
+    """What the track is made from; `content`: a `path` corpus's folder as setup copied it,
+    so an edit to the folder makes a new track (a pinned corpus's tree cannot change)."""
+    made_of: dict[str, Any] = {"corpus": corpus.identity, "generator": GENERATOR_VERSION,
+                               "params": params.as_dict(), "grammars": grammar_versions(),
+                               "policy": POLICY_VERSION}
+    if content is not None:
+        made_of["content"] = content
+    return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
 
 
 def is_built(corpus: Corpus, base: CorpusDir, params: Params | None = None) -> bool:
@@ -59,15 +64,15 @@ def is_built(corpus: Corpus, base: CorpusDir, params: Params | None = None) -> b
         record = json.loads(where.record.read_text())
     except (OSError, ValueError):
         return False
-    return bool(record.get("key") == track_key(corpus, _effective(corpus, params))
-                and where.tree.is_dir() and where.queries.is_file())
+    key = track_key(corpus, _effective(corpus, params), recorded_content(base))
+    return bool(record.get("key") == key and where.tree.is_dir() and where.queries.is_file())
 
 
 def prepare(corpus: Corpus, base: CorpusDir, params: Params | None = None) -> Track:
     """The corpus's needle track, built from its set-up tree unless already built."""
     params = _effective(corpus, params)
     where = base.track(TRACK)
-    key = track_key(corpus, params)
+    key = track_key(corpus, params, recorded_content(base))
     try:
         record = json.loads(where.record.read_text())
         if record.get("key") == key and where.tree.is_dir() and where.queries.is_file():
