@@ -275,3 +275,21 @@ def test_compare_says_why_it_rebuilds_and_the_needles_follow_the_edit(tmp_path: 
     before, after = one.corpora["mini:needles"], two.corpora["mini:needles"]
     assert (before.files, after.files) == (3, 4)
     assert (Path(after.tree) / "pkg" / "extra.py").is_file()
+
+
+def test_validate_and_probe_name_the_change_that_unset_a_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    toml = make_corpus(tmp_path)
+    work = tmp_path / "work"
+    assert main(["setup", "--corpora-file", str(toml), "--work", str(work)]) == 0
+    (tmp_path / "mini-proj" / "pkg" / "cells.py").write_text("def cell_len():\n    return 2\n")
+    capsys.readouterr()
+    assert main(["validate", "--corpora-file", str(toml), "--work", str(work)]) != 0
+    said = capsys.readouterr()
+    assert "its folder changed since setup (modified: pkg/cells.py" in said.out + said.err
+    engine = write_engine(tmp_path, "good", [sys.executable, str(FAULTY), "ok", "{{query}}"])
+    assert main(["probe", "--corpora-file", str(toml), "--work", str(work), "--engine",
+                 str(engine), "--corpus", "mini", "--text", "a query"]) == 2
+    said = capsys.readouterr()
+    assert ("corpus 'mini' is not set up: its folder changed since setup (modified: "
+            "pkg/cells.py") in said.err

@@ -77,6 +77,19 @@ def source_changes(root: Path, corpus: Corpus) -> list[str]:
     return _folder_changes(corpus, marker)[0]
 
 
+def why_not_set_up(root: Path, corpus: Corpus) -> str:
+    """Why a corpus is not set up, to follow "is": its folder changed since setup (the
+    first change named), or it was never set up under this root."""
+    if changes := source_changes(root, corpus):
+        return f"not set up: {changed_since_setup(changes)}"
+    return f"not set up under {root}"
+
+
+def changed_since_setup(changes: list[str]) -> str:
+    more = f" and {len(changes) - 1} more" if len(changes) > 1 else ""
+    return f"its folder changed since setup ({changes[0]}{more})"
+
+
 def content_identity(root: Path, corpus: Corpus) -> str | None:
     """The content identity of the folder the tree was built from, as setup recorded it."""
     return recorded_content(dirs(root, corpus))

@@ -39,7 +39,8 @@ class CorpusCheck:
 def check_corpus(corpus: Corpus, root: Path) -> CorpusCheck:
     check = CorpusCheck(corpus.name)
     if not setup.is_set_up(root, corpus):
-        check.errors.append(f"not set up under {root}: run `bench setup --corpus {corpus.name}`"
+        check.errors.append(f"{setup.why_not_set_up(root, corpus)}: run "
+                            f"`bench setup --corpus {corpus.name}`"
                             ", or point --work (or --corpora-root, $BENCH_WORK, "
                             "$BENCH_CORPORA) at where it was set up")
         return check

@@ -101,9 +101,7 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
     if track not in TRACKS:
         raise QueryError(f"no track {track!r}; the tracks are {', '.join(TRACKS)}")
     if changes := setup.source_changes(corpora_root, corpus):
-        more = f" and {len(changes) - 1} more" if len(changes) > 1 else ""
-        stage(f"rebuilding corpus {corpus.name}: its folder changed since setup "
-              f"({changes[0]}{more})")
+        stage(f"rebuilding corpus {corpus.name}: {setup.changed_since_setup(changes)}")
     elif not setup.is_set_up(corpora_root, corpus):
         stage(f"setting up corpus {corpus.name}")
     set_up = setup.setup(corpus, corpora_root)

@@ -82,7 +82,8 @@ def _on_corpus(opts: ProbeOptions, name: str) -> ProbeReport:
     where = opts.where
     (corpus,) = select(load_corpora(where.corpora_file), name)
     if not setup.is_set_up(where.corpora_root, corpus):
-        raise UsageError(f"corpus {corpus.name!r} is not set up under {where.corpora_root}",
+        raise UsageError(f"corpus {corpus.name!r} is "
+                         f"{setup.why_not_set_up(where.corpora_root, corpus)}",
                          hint=f"run `bench setup --corpus {corpus.name}` first, or point "
                          "--work (or --corpora-root, $BENCH_WORK, $BENCH_CORPORA) at where it "
                          "was set up")
