@@ -16,11 +16,11 @@ from ..scoring.baseline_markdown import to_markdown
 from ..scoring.breakout import by, restrict
 
 
-def load(files: list[Path], *, strict: bool) -> Combined:
+def load(files: list[Path], *, strict: bool, ui: UI | None = None) -> Combined:
     """One file as it is, or several combined (their comparisons recomputed from all rows)."""
     if not files:
         raise UsageError("give one or more result files (written by `bench compare --json`)")
-    loaded = [(path, ResultFile.load(path)) for path in files]
+    loaded = [(path, _checked(path, ui)) for path in files]
     if len(loaded) == 1 and not strict:
         return Combined(loaded[0][1])
     combined = combine(loaded, strict=strict)
@@ -29,12 +29,22 @@ def load(files: list[Path], *, strict: bool) -> Combined:
     return combined
 
 
+def _checked(path: Path, ui: UI | None) -> ResultFile:
+    """Load refuses a row whose means its per-query values contradict; a row without
+    per-query values cannot be checked, and the reader is told rather than failed."""
+    result = ResultFile.load(path)
+    if ui is not None:
+        for line in result.unchecked:
+            ui.warn("unchecked", line)
+    return result
+
+
 def run(args: argparse.Namespace, ui: UI) -> int:
     files = list(args.files)
     if args.merge:
         if args.output is None:
             raise UsageError("--merge needs -o/--output FILE for the merged result")
-        combined = load(files, strict=True)
+        combined = load(files, strict=True, ui=ui)
         combined.result.dump(args.output)
         for line in combined.duplicates:
             ui.warn("duplicate", line)
@@ -47,7 +57,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
     if args.baseline is None and (args.fail_on or args.max_drop is not None):
         raise UsageError("--fail-on and --max-drop gate against a baseline: add --baseline "
                          "OLD.json")
-    combined = load(files, strict=False)
+    combined = load(files, strict=False, ui=ui)
     result = restrict(combined.result, args.split)
     if args.baseline is not None:
         return _gate(args, result, files, ui)
@@ -65,7 +75,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
 
 
 def _gate(args: argparse.Namespace, new: ResultFile, files: list[Path], ui: UI) -> int:
-    report = compare_to_baseline(new, ResultFile.load(args.baseline),
+    report = compare_to_baseline(new, _checked(args.baseline, ui),
                                  metrics=list(DEFAULT_METRICS),
                                  new_label=", ".join(map(str, files)),
                                  old_label=str(args.baseline))
