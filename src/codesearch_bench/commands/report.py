@@ -11,7 +11,7 @@ from ..render.ui import UI
 from ..results.merge import Combined, combine
 from ..results.schema import ResultFile
 from ..scoring.analysis import statistics
-from ..scoring.baseline import DEFAULT_METRICS, compare_to_baseline, gate, verdict
+from ..scoring.baseline import DEFAULT_METRICS, compare_to_baseline, gate, missing, verdict
 from ..scoring.baseline_markdown import to_markdown
 from ..scoring.breakout import by, restrict
 
@@ -54,9 +54,10 @@ def run(args: argparse.Namespace, ui: UI) -> int:
                      f"{len(combined.result.rows)} rows, {len(combined.result.failures)} "
                      "failed combinations", markup=False)
         return 1 if combined.missing else 0
-    if args.baseline is None and (args.fail_on or args.max_drop is not None):
-        raise UsageError("--fail-on and --max-drop gate against a baseline: add --baseline "
-                         "OLD.json")
+    if args.baseline is None and (args.fail_on or args.max_drop is not None
+                                  or args.allow_missing):
+        raise UsageError("--fail-on, --max-drop and --allow-missing gate against a baseline: "
+                         "add --baseline OLD.json")
     combined = load(files, strict=False, ui=ui)
     result = restrict(combined.result, args.split)
     if args.baseline is not None:
@@ -82,7 +83,9 @@ def _gate(args: argparse.Namespace, new: ResultFile, files: list[Path], ui: UI) 
     fail = args.fail_on == "regression"
     gated = fail or args.max_drop is not None
     # soft_wrap: piped into a PR comment, rich must not wrap the Markdown table's lines.
-    ui.out.print(to_markdown(report, verdict(report, fail, args.max_drop) if gated else None),
+    allow = bool(args.allow_missing)
+    reasons = verdict(report, fail, args.max_drop) + ([] if allow else missing(report))
+    ui.out.print(to_markdown(report, reasons if gated else None),
                  markup=False, highlight=False, emoji=False, soft_wrap=True)
-    gate(report, fail_on_regression=fail, max_drop=args.max_drop)
+    gate(report, fail_on_regression=fail, max_drop=args.max_drop, allow_missing=allow)
     return 0
