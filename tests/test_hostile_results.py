@@ -169,6 +169,18 @@ def test_the_untampered_files_load(tmp_path: Path) -> None:
     assert ResultFile.load(published).rows
 
 
+@pytest.mark.parametrize(("field", "value"), [("delta", 0.9), ("n", 99)])
+def test_a_tampered_comparison_is_refused_by_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: float) -> None:
+    data = raw()
+    comparisons = data["comparisons"]
+    assert isinstance(comparisons, list)
+    i = next(i for i, c in enumerate(comparisons) if c["group"] is None)
+    comparisons[i][field] = value
+    assert main(["report", str(_write(tmp_path, data)), "--format", "json"]) == 2
+    assert f"comparisons[{i}]" in capsys.readouterr().err
+
+
 def test_resume_refuses_a_tampered_earlier_file(tmp_path: Path) -> None:
     data = raw()
     _row0(data)["metrics"]["file.mrr"]["mean"] = 0.999  # type: ignore[index]
@@ -299,6 +311,9 @@ def test_nan_scores_in_the_baseline_fail_the_gate(tmp_path: Path,
         for q in row["queries"]:
             q["scores"]["file.hit@10"] = math.nan
         row["metrics"]["file.hit@10"] = {"mean": None, "lo": None, "hi": None, "n": 0}
+    # as a run with those scores would have written it: no pair, so no comparison
+    data["comparisons"] = [c for c in data["comparisons"]  # type: ignore[attr-defined]
+                           if c["metric"] != "file.hit@10"]
     old = _write(tmp_path, data, "old.json")
     new = _write(tmp_path, raw(), "new.json")
     assert main(["report", str(new), "--baseline", str(old), "--fail-on", "regression"]) == 5
