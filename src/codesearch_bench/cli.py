@@ -160,6 +160,9 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="with --baseline: exit 5 when a watched metric is significantly worse")
     p.add_argument("--max-drop", type=float, default=None, metavar="X",
                    help="with --baseline: exit 5 when a watched metric drops by more than X")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="with a gate: pass on what both files hold, although baseline rows are "
+                   "missing, the new run was interrupted or scores are NaN (else exit 5)")
     p.add_argument("--merge", action="store_true",
                    help="merge shards into one result file (needs -o/--output)")
     p.add_argument("-o", "--output", type=Path, default=None, help="merged result file")

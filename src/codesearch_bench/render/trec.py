@@ -7,6 +7,14 @@ first (chunk granularity), else one rank with a docno no qrel holds. Scores
 fall with the rank, so trec_eval's own ordering is the engine's. Query ids are
 `<corpus>/<query id>`, so one qrels file serves every corpus.
 
+A TREC line is whitespace-separated fields, one record a line, and trec_eval readers
+split on any whitespace (some on Unicode's too). So every id and docno is written with
+each byte outside printable ASCII -- spaces, tabs, newlines, control characters,
+non-ASCII -- and `%` itself percent-encoded (UTF-8, as in a URL): the same encoding in
+qrels and runs, so they still pair, and no id or path can add a line or split a field.
+A row whose outcomes were kept without their slots cannot be exported (its run would be
+empty and trec_eval would score it 0): the export refuses it by name.
+
     DIR/qrels.file.txt   DIR/qrels.chunk.txt
     DIR/run.<engine>.<corpus>.pf<N>.file.txt   (and .chunk.txt when chunk-graded)
 """
@@ -15,9 +23,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 from ..errors import UsageError
 from ..results.schema import GoldOut, QueryOutcome, ResultFile, Row, SlotOut
+
+#: printable ASCII but `%`: what a TREC field carries as it is
+_PLAIN = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) != "%")
+
+
+def field(text: str) -> str:
+    """`text` as one TREC field: percent-encoded outside printable ASCII, `%` included."""
+    return quote(text, safe=_PLAIN, errors="surrogatepass")
 
 
 def _chunk_doc(g: GoldOut) -> str:
@@ -73,19 +90,28 @@ def write_trec(result: ResultFile, out_dir: Path) -> list[Path]:
         raise UsageError("this result records no gold items per query, so no qrels can be "
                          "written", hint="results written before gold was recorded: run "
                          "bench compare again")
+    bare = [r for r in result.rows if _without_slots(r)]
+    if bare:
+        shown = "; ".join(_described(r) for r in bare[:5]) + (
+            f" and {len(bare) - 5} more" if len(bare) > 5 else "")
+        raise UsageError(
+            f"{len(bare)} row(s) answered queries but the file keeps none of their slots, so "
+            f"their runs would be empty and trec_eval would score them 0: {shown}",
+            hint="export the result file `bench compare --json` wrote in full (a slim "
+            "copy keeps scores, not slots)")
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     qrels: dict[bool, dict[str, list[str]]] = {False: {}, True: {}}
     for row in result.rows:
         for outcome in row.queries:
-            qid = f"{row.corpus}/{outcome.id}"
+            qid = _qid(row, outcome)
             for chunk in (False, True):
                 docs = relevant(outcome, chunk)
                 if docs:
                     qrels[chunk].setdefault(qid, docs)
     for chunk, table in qrels.items():
         path = out_dir / f"qrels.{'chunk' if chunk else 'file'}.txt"
-        path.write_text("".join(f"{qid} 0 {doc} 1\n" for qid, docs in table.items()
+        path.write_text("".join(f"{qid} 0 {field(doc)} 1\n" for qid, docs in table.items()
                                 for doc in docs))
         written.append(path)
     for row in result.rows:
@@ -106,6 +132,20 @@ def _run(row: Row, chunk: bool) -> str:
             continue  # absent from the run: trec_eval -c scores it 0, as the harness does
         docs = ranks(outcome, chunk)
         for rank, doc in enumerate(docs, start=1):
-            lines.append(f"{row.corpus}/{outcome.id} Q0 {doc} {rank} {len(docs) - rank + 1} "
-                         f"{_safe(row.engine)}\n")
+            lines.append(f"{_qid(row, outcome)} Q0 {field(doc)} {rank} "
+                         f"{len(docs) - rank + 1} {_safe(row.engine)}\n")
     return "".join(lines)
+
+
+def _qid(row: Row, outcome: QueryOutcome) -> str:
+    return field(f"{row.corpus}/{outcome.id}")
+
+
+def _without_slots(row: Row) -> bool:
+    """Some answered query found results the file does not list (a slim copy)."""
+    return any(o.error is None and o.n_slots and not o.slots for o in row.queries)
+
+
+def _described(row: Row) -> str:
+    split = "" if row.split == "all" else f", split={row.split}"
+    return f"{row.engine} × {row.corpus} (per_file={row.per_file}{split})"

@@ -30,6 +30,7 @@ Field reference (all times in seconds, all memory in bytes):
 from __future__ import annotations
 
 import gzip
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -271,6 +272,7 @@ class ResultFile(_M):
     #: the version the file was written in, when older than SCHEMA_VERSION (the model
     #: itself is always upgraded to the current shape)
     _written_version: int | None = PrivateAttr(default=None)
+    _unchecked: list[str] = PrivateAttr(default_factory=list)
 
     @property
     def written_version(self) -> int:
@@ -309,7 +311,13 @@ class ResultFile(_M):
                              hint="result files are written by `bench compare --json`") from None
         if written is not None and written != loaded.schema_version:
             loaded._written_version = written
+        loaded._unchecked = _check_rows(path, loaded.rows)
         return loaded
+
+    @property
+    def unchecked(self) -> list[str]:
+        """Rows whose means could not be checked on load: they hold no per-query values."""
+        return list(self._unchecked)
 
     def dump(self, path: Path) -> None:
         """Write atomically: a reader never sees half a file; gzipped when it ends in .gz."""
@@ -317,6 +325,60 @@ class ResultFile(_M):
 
     def dumps(self) -> str:
         return self.model_dump_json(indent=1) + "\n"
+
+
+def _recorded(metric: str, outcomes: list[QueryOutcome], n: int) -> list[float] | None:
+    """The per-query values a row's `metric` averaged, as this file records them; None when
+    they do not add up to `n`. The rule is scoring/values.py's: an answered query counts
+    with its (non-NaN) score, a failed one as a complete miss where the metric applies.
+    Every miss is the same number, so which failed queries applied need not be known --
+    only that no more than the failed ones did."""
+    if metric.startswith("tokens@"):
+        return [float(o.tokens[metric]) for o in outcomes if o.tokens and metric in o.tokens]
+    if metric == "tokens_to_first_gold":
+        return [float(o.tokens_to_first_gold) for o in outcomes
+                if o.tokens_to_first_gold is not None]
+    scored = [o.scores[metric] for o in outcomes if o.error is None and metric in o.scores
+              and not math.isnan(o.scores[metric])]
+    misses = n - len(scored)
+    if not 0 <= misses <= sum(o.error is not None for o in outcomes):
+        return None
+    return scored + [1.0 if metric == "zero_miss" else 0.0] * misses
+
+
+def _check_rows(path: Path, rows: list[Row]) -> list[str]:
+    """Each row's aggregates against its own per-query values: a file from elsewhere is
+    untrusted, and a mean edited by hand (or by a bug) must not reach a table or a gate.
+    Returns the rows that hold no per-query values, which cannot be checked."""
+    unchecked = []
+    for i, row in enumerate(rows):
+        where = f"{path}: rows[{i}] ({row.engine} × {row.corpus}, per_file={row.per_file})"
+        if not row.queries:
+            unchecked.append(f"{where}: no per-query values, its means are not checked")
+            continue
+        errors = sum(o.error is not None for o in row.queries)
+        if row.errors != errors:
+            raise UsageError(f"{where}: errors is {row.errors}, but {errors} of its queries "
+                             "record an error", hint=_TAMPERED)
+        for metric, est in row.metrics.items():
+            sample = _recorded(metric, row.queries, est.n)
+            mean = math.fsum(sample) / len(sample) if sample else None
+            bad = sample is None or len(sample) != est.n or (mean is None) != (est.mean is None)
+            if not bad and mean is not None and est.mean is not None:
+                bad = not math.isclose(mean, est.mean, rel_tol=1e-9, abs_tol=1e-9) or not (
+                    est.lo is not None and est.hi is not None
+                    and est.lo - 1e-9 <= est.mean <= est.hi + 1e-9)
+            if bad:
+                shown = "none" if sample is None else f"{len(sample)} values, mean {mean}"
+                raise UsageError(
+                    f"{where}: metrics[{metric!r}] says mean {est.mean}, interval "
+                    f"[{est.lo}, {est.hi}], n {est.n}; its per-query values give {shown}",
+                    hint=_TAMPERED)
+    return unchecked
+
+
+_TAMPERED = ("the file was edited or damaged after bench wrote it: use the file `bench "
+             "compare --json` wrote, or run the comparison again")
 
 
 def result_json_schema() -> dict[str, object]:

@@ -15,110 +15,28 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..errors import RegressionFound, UsageError
 from ..protocol import HEADLINE_METRICS
 from ..results.schema import QueryOutcome, ResultFile, Row
 from . import stats
+from .baseline_report import (
+    EPS,
+    BaselineReport,
+    MetricDelta,
+    RowDelta,
+    RowKey,
+    Unmatched,
+    describe,
+    format_p,
+    key_of,
+)
 
 DEFAULT_METRICS = HEADLINE_METRICS
 LOWER_IS_BETTER = frozenset({"zero_miss"})
 _BINARY = re.compile(r"(^|\.)(hit@\d+|p@1)$|^zero_miss$")
 _NAME = re.compile(r"(file|chunk)\.((recall|hit|map)@\d+|mrr|ndcg@10|p@1)|zero_miss")
-# Means of the same values can differ in the last bits when summed in another
-# order; --max-drop 0.0 must not fail on that.
-EPS = 1e-12
-
-RowKey = tuple[str, str, int, str]
-
-
-def split_of(row: Row) -> str:
-    """The row's split (`all` for rows measured on every query)."""
-    return row.split
-
-
-def key_of(row: Row) -> RowKey:
-    return (row.engine, row.corpus, row.per_file, split_of(row))
-
-
-def describe(key: RowKey) -> str:
-    engine, corpus, per_file, split = key
-    return f"{engine} × {corpus} (per_file={per_file}" + (
-        ")" if split == "all" else f", split={split})")
-
-
-@dataclass(frozen=True)
-class MetricDelta:
-    """One watched metric of one matched row, over the queries both files ran.
-
-    `old`, `new` are means over those `n` pairs and `delta = new - old` with a
-    bootstrap interval `[lo, hi]`; `p` is two-sided, `p_holm` Holm-adjusted across
-    the whole report. `drop` is how much worse new is, in the metric's units
-    (0 when it is not worse). `note` says why a metric was not tested.
-    """
-
-    metric: str
-    n: int
-    old: float | None
-    new: float | None
-    delta: float | None
-    lo: float | None
-    hi: float | None
-    test: str | None
-    p: float | None
-    p_holm: float | None
-    drop: float
-    significant: bool
-    note: str | None = None
-
-    @property
-    def worse(self) -> bool:
-        return self.drop > EPS
-
-    @property
-    def regression(self) -> bool:
-        return self.worse and self.significant
-
-    @property
-    def lost(self) -> bool:
-        """Measured in the baseline and not in the new file (e.g. spans gone)."""
-        return self.old is not None and self.new is None
-
-
-@dataclass(frozen=True)
-class RowDelta:
-    key: RowKey
-    old_queries: int
-    new_queries: int
-    shared: int
-    old_spec: str | None
-    new_spec: str | None
-    metrics: tuple[MetricDelta, ...]
-
-
-@dataclass(frozen=True)
-class Unmatched:
-    """A row in one file only; `failure` is the new file's recorded failure of that cell."""
-
-    key: RowKey
-    failure: str | None = None
-
-
-@dataclass(frozen=True)
-class BaselineReport:
-    new_label: str
-    old_label: str
-    protocol_version: str
-    metrics: tuple[str, ...]
-    alpha: float
-    tests: int
-    rows: tuple[RowDelta, ...]
-    only_new: tuple[Unmatched, ...]
-    only_old: tuple[Unmatched, ...]
-    notes: tuple[str, ...]
-
-
 def _refuse_unlike(new: ResultFile, old: ResultFile, new_label: str, old_label: str) -> None:
     if new.protocol_version != old.protocol_version:
         raise UsageError(
@@ -201,14 +119,17 @@ def _compare_metric(metric: str, old: Row, new: Row, shared: list[str]) -> Metri
     new_q = {q.id: q for q in new.queries}
     xs: list[float] = []
     ys: list[float] = []
+    nan_old = nan_new = 0
     for qid in shared:
         a, b = _value(metric, old_q[qid]), _value(metric, new_q[qid])
+        nan_old += a is not None and math.isnan(a)
+        nan_new += b is not None and math.isnan(b)
         if a is not None and b is not None and not (math.isnan(a) or math.isnan(b)):
             xs.append(a)
             ys.append(b)
     if not xs:
-        return untested("no shared query it applies to", old.metrics[metric].mean,
-                        new.metrics[metric].mean)
+        return replace(untested("no shared query it applies to", old.metrics[metric].mean,
+                                new.metrics[metric].mean), nan_old=nan_old, nan_new=nan_new)
     old_mean, new_mean = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
     delta = new_mean - old_mean
     _, lo, hi = stats.paired_delta_ci(ys, xs)
@@ -219,7 +140,7 @@ def _compare_metric(metric: str, old: Row, new: Row, shared: list[str]) -> Metri
     worse_by = delta if metric in LOWER_IS_BETTER else -delta
     return MetricDelta(metric=metric, n=len(xs), old=old_mean, new=new_mean, delta=delta,
                        lo=lo, hi=hi, test=test, p=p, p_holm=None, drop=max(0.0, worse_by),
-                       significant=False)
+                       significant=False, nan_old=nan_old, nan_new=nan_new)
 
 
 def _notes(new: ResultFile, old: ResultFile, rows: list[RowDelta], new_label: str,
@@ -314,7 +235,8 @@ def compare_to_baseline(new: ResultFile, old: ResultFile, *, metrics: list[str],
         only_old=tuple(Unmatched(k, failures.get((k[0], k[1]))) for k in old_rows
                        if k not in new_rows),
         notes=tuple(absent + _notes(new, old, rows, new_label, old_label)
-                    + _powerless(rows, len(pvalues), alpha)))
+                    + _powerless(rows, len(pvalues), alpha)),
+        new_interrupted=new.interrupted)
 
 
 def _spec(result: ResultFile, engine: str) -> str | None:
@@ -328,15 +250,10 @@ def _listing(rows: dict[RowKey, Row]) -> str:
     return (", ".join(shown) + more) if shown else "no rows"
 
 
-def format_p(p: float | None) -> str:
-    if p is None:
-        return "–"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def verdict(report: BaselineReport, fail_on_regression: bool,
             max_drop: float | None) -> list[str]:
-    """The reasons the gate fails, empty when it passes (or when nothing is watched).
+    """The reasons the measured evidence fails the gate, empty when it passes (or when
+    nothing is watched); `missing` gives those of the evidence that is not there.
 
     With either gate on, a watched metric the baseline had and the new file lacks,
     and a baseline row whose cell the new file records as failed, fail too: a
@@ -370,9 +287,36 @@ def verdict(report: BaselineReport, fail_on_regression: bool,
     return reasons
 
 
-def gate(report: BaselineReport, *, fail_on_regression: bool, max_drop: float | None) -> None:
-    """Raise RegressionFound with every reason when the gate fails."""
+def missing(report: BaselineReport) -> list[str]:
+    """What the gate could not see, each a reason it fails unless --allow-missing: a
+    baseline row the new file lacks (fewer corpora or engines), an interrupted new file,
+    a matched row with no query in both files, NaN scores among the shared queries.
+    A gate that passed on them would pass because the evidence went missing."""
+    reasons = []
+    if report.new_interrupted:
+        reasons.append(f"{report.new_label} was interrupted: only its finished cells are "
+                       "here, so the rows it lacks were never measured")
+    reasons += [f"{describe(m.key)}: in {report.old_label}, missing from {report.new_label}"
+                for m in report.only_old if not m.failure]
+    for row in report.rows:
+        if not row.shared:
+            reasons.append(f"{describe(row.key)}: no query in both files, nothing to compare")
+            continue
+        for d in row.metrics:
+            for count, label in ((d.nan_old, report.old_label), (d.nan_new, report.new_label)):
+                if count:
+                    reasons.append(f"{describe(row.key)}: {d.metric} is NaN for {count} of "
+                                   f"the {row.shared} shared queries in {label}")
+    return reasons
+
+
+def gate(report: BaselineReport, *, fail_on_regression: bool, max_drop: float | None,
+         allow_missing: bool = False) -> None:
+    """Raise RegressionFound with every reason when the gate fails: it fails closed, on
+    what is missing (`missing`) as on what is worse, unless `allow_missing`."""
     reasons = verdict(report, fail_on_regression, max_drop)
+    if (fail_on_regression or max_drop is not None) and not allow_missing:
+        reasons += missing(report)
     if reasons:
         count = f"{len(reasons)} reason" + ("s" if len(reasons) > 1 else "")
         raise RegressionFound(f"the regression gate failed against {report.old_label} "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .baseline import EPS, BaselineReport, MetricDelta, RowKey, describe, format_p
+from .baseline_report import EPS, BaselineReport, MetricDelta, RowKey, describe, format_p
 
 
 def _num(v: float | None, signed: bool = False) -> str:

@@ -16,6 +16,7 @@ still say which slot found gold.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +76,12 @@ class _Texts:
 
 
 def tree_of(result: ResultFile, corpus: str) -> tuple[Path | None, str | None]:
-    """The candidate tree if it is still the run's, else why its text is not shown."""
+    """The candidate tree if it is still the run's, else why its text is not shown.
+
+    The result file may be someone else's: its `tree` can name any folder on this
+    machine. Only a folder whose setup marker records this corpus's identity (and pin)
+    is read -- a missing or unreadable marker is not the run's tree.
+    """
     info = result.corpora.get(corpus)
     if info is None:
         return None, "this corpus has no entry in the result's corpora"
@@ -83,15 +89,44 @@ def tree_of(result: ResultFile, corpus: str) -> tuple[Path | None, str | None]:
     if not tree.is_dir():
         return None, (f"the candidate tree {info.tree} is not on this machine any more: the "
                       "text at each span is not shown (the spans and gains are)")
-    marker = CorpusDir(tree.parent).setup_marker
-    try:
-        identity = json.loads(marker.read_text()).get("identity")
-    except (OSError, ValueError, AttributeError):
-        identity = None
-    if identity is not None and identity != info.identity:
+    # A track's pin is its manifest's (the corpus pin and the transform), not the marker's.
+    pin = info.pin if info.track == "questions" else None
+    marked = _marked_identity(tree, info.track)
+    if marked is not None and marked != (info.identity, pin):
         return None, (f"the tree at {info.tree} was rebuilt from another corpora.toml entry "
                       "since this run: its text would not be what the engines saw")
+    if marked is None:
+        return None, (f"the folder at {info.tree} has no setup marker naming this run's "
+                      "corpus identity and pin (rebuilt since, or not a corpus tree): its "
+                      "text would not be what the engines saw, so none is shown")
     return tree, None
+
+
+def _json_object(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _marked_identity(tree: Path, track: str) -> tuple[object, object] | None:
+    """(identity, pin) as the setup marker beside `tree` records them; None without one.
+
+    A track's tree (`<corpus>/tracks/<track>/tree`) is identified as run/plan.Plan does:
+    the sha256 of the corpus marker's identity and the track record's key (that identity
+    covers the corpus pin)."""
+    if track == "questions":
+        marker = _json_object(CorpusDir(tree.parent).setup_marker)
+        return (marker["identity"], marker.get("pin")) if "identity" in marker else None
+    base = CorpusDir(tree.parent.parent.parent)
+    marker = _json_object(base.setup_marker)
+    key = _json_object(base.track(tree.parent.name).record).get("key")
+    if "identity" not in marker or not isinstance(key, str) or tree.parent.parent.name != \
+            "tracks":
+        return None
+    blob = f"{marker['identity']}:{key}".encode()
+    return hashlib.sha256(blob).hexdigest(), None
 
 
 def queries_of(result: ResultFile, corpus: str) -> tuple[dict[str, Query], str | None]:
