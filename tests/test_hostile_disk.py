@@ -9,18 +9,29 @@ exits with the documented code, and that what finished is still in the journal.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
+from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 from helpers import alive
+from minicorpus import make_corpus
+from test_faults import spec as faults_spec
 from test_hostile_processes import Bench, gone_within, pids_in, wait_for
 from test_hostile_processes import bench as bench
 from test_hostile_processes import cleanup as cleanup
 
+from codesearch_bench import cli
+from codesearch_bench.cli import main
+from codesearch_bench.engine import state
+from codesearch_bench.errors import BenchError, StorageError
 from codesearch_bench.processes import guardian
+from codesearch_bench.results import held, journal, spool, write
+from codesearch_bench.results.schema import ResultFile
 
 pytestmark = pytest.mark.hostile
 
@@ -87,3 +98,182 @@ def test_guardian_killed_twice_still_leaves_nothing(bench: Bench) -> None:
     bench.wait()
     assert gone_within(pid, 2.0), "the command outlived bench and two dead guardians"
     assert not [p for p in pids_in(bench.pids) if alive(p)]
+
+
+# -- a full disk, a failing disk -------------------------------------------------------------
+
+class _Failing:
+    """A binary file whose writes fail once `budget` bytes went through (a disk filling)."""
+
+    def __init__(self, fh: Any, budget: int, err: int) -> None:
+        self._fh, self._budget, self._err = fh, budget, err
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self._budget:
+            raise OSError(self._err, os.strerror(self._err))
+        self._budget -= len(data)
+        return int(self._fh.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fh, name)
+
+    def __enter__(self) -> _Failing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+
+def _failing_open(budget: int, err: int, suffix: str) -> Any:
+    """An `open` whose files named ...suffix fail after `budget` bytes; others are real."""
+    real = open
+
+    def fake(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        fh = real(path, mode, *args, **kwargs)
+        if str(path).endswith(suffix) and ("w" in mode or "a" in mode):
+            return _Failing(fh, budget, err)
+        return fh
+    return fake
+
+
+ERRS = {"ENOSPC": errno.ENOSPC, "EIO": errno.EIO}
+
+
+def _compare(tmp: Path, *extra: str) -> tuple[int, Path]:
+    toml = make_corpus(tmp)
+    out = tmp / "out.json"
+    argv = ["compare", "--corpora-file", str(toml), "--work", str(tmp / "work"),
+            "--json", str(out)]
+    for name in ("first", "second"):
+        argv += ["--engine", str(faults_spec(tmp, name, "ok"))]
+    return main([*argv, *extra]), out
+
+
+def _no_traceback(err: str) -> None:
+    assert "Traceback" not in err and "OSError" not in err, err
+
+
+@pytest.mark.parametrize("cause", list(ERRS))
+def test_a_journal_that_cannot_be_written_names_it_and_keeps_what_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        cause: str) -> None:
+    # Room for the header and the first cell, not for the second.
+    first_cell = []
+    real_append = journal.Journal.append
+
+    def append(self: journal.Journal, *args: Any, **kwargs: Any) -> int:
+        if first_cell:
+            monkeypatch.setattr(self, "_fh", _Failing(self._fh, 10, ERRS[cause]))
+        first_cell.append(1)
+        return real_append(self, *args, **kwargs)
+    monkeypatch.setattr(journal.Journal, "append", append)
+    code, out = _compare(tmp_path)
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    assert code == StorageError.exit_code == 6
+    log = journal.path_for(out)
+    assert str(log) in err and os.strerror(ERRS[cause]) in err
+    _header, cells, bad = journal.read(log)
+    assert [c.engine for c in cells] == ["first"] and bad == 0  # the cut line is taken back
+    assert "--resume" in err
+
+
+@pytest.mark.parametrize("cause", list(ERRS))
+def test_a_result_file_that_cannot_be_written_names_it_and_keeps_the_journal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        cause: str) -> None:
+    real = os.fdopen
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        fh = real(fd, *args, **kwargs)
+        if os.readlink(f"/proc/self/fd/{fd}").rsplit("/", 1)[-1].startswith(".out.json."):
+            return _Failing(fh, 100, ERRS[cause])
+        return fh
+    monkeypatch.setattr(write.os, "fdopen", fdopen)
+    code, out = _compare(tmp_path)
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    assert code == 6
+    assert str(out) in err and os.strerror(ERRS[cause]) in err
+    assert not out.exists() and not list(tmp_path.glob(".out.json.*"))  # no half file
+    _header, cells, _bad = journal.read(journal.path_for(out))
+    assert sorted(c.engine for c in cells) == ["first", "second"]  # nothing finished lost
+
+
+@pytest.mark.parametrize("cause", list(ERRS))
+def test_a_spool_that_cannot_be_written_fails_its_cell_with_the_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        cause: str) -> None:
+    # Buffered: the bytes fail when flushed at close, which must not be swallowed.
+    monkeypatch.setattr(spool, "open", _failing_open(0, ERRS[cause], ".cell0"),
+                        raising=False)
+    monkeypatch.setattr(held.HeldRows, "room", lambda *_a: False)  # every cell spooled
+    code, out = _compare(tmp_path)
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    result = ResultFile.model_validate_json(out.read_text())
+    failure = next(f for f in result.failures if f.engine == "first")
+    assert ".cell0" in failure.message and os.strerror(ERRS[cause]) in failure.message
+    assert code != 0
+
+
+@pytest.mark.parametrize("cause", list(ERRS))
+def test_a_state_marker_that_cannot_be_written_names_the_state_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cause: str) -> None:
+    def fake(*_a: Any, **_k: Any) -> Any:
+        raise OSError(ERRS[cause], os.strerror(ERRS[cause]))
+    state_dir = state.state_dir(tmp_path / "work", "state", "e", "c")
+    state.prepare(state_dir)
+    real = os.open
+
+    def opener(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if path == state.MARKER:
+            return fake()  # type: ignore[no-any-return]
+        return real(path, flags, *args, **kwargs)
+    monkeypatch.setattr(state.os, "open", opener)
+    with pytest.raises(BenchError) as caught:
+        state.mark_finished(state_dir, "a" * 64, "pin")
+    assert str(state_dir) in str(caught.value) and os.strerror(ERRS[cause]) in str(caught.value)
+
+
+@pytest.mark.parametrize("cause", list(ERRS))
+def test_a_disk_error_no_stage_named_still_ends_with_the_path_and_the_cause(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        cause: str) -> None:
+    """The error boundary's last line: any write that fails for the disk's sake."""
+    target = str(tmp_path / "somewhere.json")
+
+    def broken(*_a: Any, **_k: Any) -> int:
+        raise OSError(ERRS[cause], os.strerror(ERRS[cause]), target)
+    monkeypatch.setattr(cli, "run", broken)
+    code = main(["compare"])
+    err = capsys.readouterr().err
+    _no_traceback(err)
+    assert code == StorageError.exit_code
+    assert target in err.replace("\n", "") and os.strerror(ERRS[cause]) in err
+
+
+class _FailingFlush(_Failing):
+    """Writes land in a buffer; the disk refuses them when they are flushed (at close)."""
+
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+    def close(self) -> None:
+        self._fh.close()
+        raise OSError(self._err, os.strerror(self._err))
+
+
+@pytest.mark.parametrize("cause", list(ERRS))
+def test_a_spool_whose_last_flush_fails_fails_its_cell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cause: str) -> None:
+    real = open
+
+    def fake(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        return _FailingFlush(real(path, mode, *args, **kwargs), 0, ERRS[cause])
+    monkeypatch.setattr(spool, "open", fake, raising=False)
+    sp = spool.Spool(tmp_path / "out.json.journal.cell0")
+    with pytest.raises(StorageError) as caught:
+        sp.close()
+    assert str(tmp_path / "out.json.journal.cell0") in str(caught.value)
+    assert os.strerror(ERRS[cause]) in str(caught.value)

@@ -17,6 +17,7 @@ earlier bench's) reads as before.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import UsageError
+from ..errors import StorageError, UsageError
 from . import spool
 from .schema import CorpusOut, EngineOut, Failure, QueryOutcome, Row
 
@@ -74,16 +75,38 @@ class Journal:
 
     def __init__(self, path: Path, header: Header, *, fresh: bool) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Kept open for the whole run and closed in close(): one line per cell. Binary,
-        # so a line's offset is a plain byte count (read_at finds the cell again).
-        self._fh: IO[bytes] | None = open(  # noqa: SIM115
-            path, "wb" if fresh else "ab")
-        if fresh or path.stat().st_size == 0:
-            self._write(header.model_dump_json())
-        elif not _ends_a_line(path):
-            # A crash cut the last line short: end it, or the next line would join it.
-            self._write("")
+        self._fh: IO[bytes] | None = None
+        with self._writing():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Kept open for the whole run and closed in close(): one line per cell. Binary,
+            # so a line's offset is a plain byte count (read_at finds the cell again).
+            self._fh = open(path, "wb" if fresh else "ab")  # noqa: SIM115
+            if fresh or path.stat().st_size == 0:
+                self._write(header.model_dump_json())
+            elif not _ends_a_line(path):
+                # A crash cut the last line short: end it, or the next line would join it.
+                self._write("")
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write that fails (a full disk, an I/O error) is a StorageError naming the
+        journal; the lines of the cell being written are taken back, so the journal
+        ends with the last cell that finished whole."""
+        start = self._fh.tell() if self._fh is not None else None
+        try:
+            yield
+        except OSError as exc:
+            if self._fh is not None and start is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    self._fh.seek(start)  # drops what is still buffered, unwritten
+                    self._fh.truncate(start)
+                    self._fh.flush()
+                    os.fsync(self._fh.fileno())
+            result = self.path.with_name(self.path.name.removesuffix(SUFFIX))
+            raise StorageError.of(
+                self.path, exc, "the journal",
+                hint="every cell journaled before this one is kept: free space, then run "
+                     f"the same command with --resume {result}") from None
 
     def _write(self, line: str) -> int:
         assert self._fh is not None
@@ -97,6 +120,10 @@ class Journal:
         """Journal one finished cell, its outcomes a line each and then its own line,
         fsynced once; the byte offset of the cell's own line (for `rows_at`). A spooled
         cell's rows hold slim outcomes: their whole lines are copied from its spool."""
+        with self._writing():
+            return self._append(record, spooled)
+
+    def _append(self, record: CellRecord, spooled: spool.Spooled | None) -> int:
         assert self._fh is not None
         written: dict[int, int] = {}  # id(outcome) -> the offset of its line
         if spooled is not None and any(row.queries for row in record.rows):
@@ -129,8 +156,10 @@ class Journal:
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            # Every line was flushed and fsynced when written: nothing is left to lose.
+            with contextlib.suppress(OSError):
+                fh.close()
 
     def __enter__(self) -> Journal:
         return self
