@@ -10,8 +10,11 @@ exits with the documented code, and that what finished is still in the journal.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
+import socket
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -277,3 +280,46 @@ def test_a_spool_whose_last_flush_fails_fails_its_cell(
         sp.close()
     assert str(tmp_path / "out.json.journal.cell0") in str(caught.value)
     assert os.strerror(ERRS[cause]) in str(caught.value)
+
+
+# -- --log-to / --track targets checked before any engine runs -----------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("target", ["parent-is-a-file", "a-directory", "read-only-file",
+                                    "mlflow-server-down"])
+def test_an_unusable_track_target_fails_before_any_engine_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    value = {"parent-is-a-file": f"jsonl:{blocker / 'runs.jsonl'}",
+             "a-directory": f"jsonl:{tmp_path}",
+             "read-only-file": f"jsonl:{blocker}",
+             "mlflow-server-down": f"mlflow:http://127.0.0.1:{_free_port()}"}[target]
+    if target == "read-only-file":
+        if os.geteuid() == 0:
+            pytest.skip("root writes a read-only file all the same")
+        blocker.chmod(0o444)
+    if target == "mlflow-server-down":
+        pytest.importorskip("mlflow", reason="mlflow-skinny is in the test extra")
+    ran = tmp_path / "ran"
+    engine = faults_spec(tmp_path, "e", "ok")
+    data = json.loads(engine.read_text())
+    data["index"] = {"command": [sys.executable, "-c",
+                                 f"open({str(ran)!r}, 'w').close()"]}
+    engine.write_text(json.dumps(data))
+    toml = make_corpus(tmp_path)
+    began = time.monotonic()
+    code = main(["compare", "--corpora-file", str(toml), "--work", str(tmp_path / "w"),
+                 "--json", str(tmp_path / "out.json"), "--engine", str(engine),
+                 "--track", value])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert not ran.exists(), "an engine ran before the target was found unusable"
+    assert not (tmp_path / "out.json").exists()
+    assert value.split(":", 1)[1].split("//")[-1] in err.replace("\n", "")
+    assert time.monotonic() - began < 30
