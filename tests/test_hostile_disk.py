@@ -31,7 +31,8 @@ from test_hostile_processes import cleanup as cleanup
 from codesearch_bench import cli
 from codesearch_bench.cli import main
 from codesearch_bench.engine import state
-from codesearch_bench.errors import BenchError, StorageError
+from codesearch_bench.engine.spec import load_spec
+from codesearch_bench.errors import BenchError, SpecError, StorageError
 from codesearch_bench.processes import guardian
 from codesearch_bench.results import held, journal, spool, write
 from codesearch_bench.results.schema import ResultFile
@@ -323,3 +324,21 @@ def test_an_unusable_track_target_fails_before_any_engine_runs(
     assert not (tmp_path / "out.json").exists()
     assert value.split(":", 1)[1].split("//")[-1] in err.replace("\n", "")
     assert time.monotonic() - began < 30
+
+
+# -- a timeout too short to mean anything --------------------------------------------------
+
+@pytest.mark.parametrize(("field", "value"), [("search", 1e-9), ("search", "1ms"),
+                                              ("index", 0.000001), ("search", 5e-324)])
+def test_a_timeout_below_the_floor_is_refused_with_the_field_and_the_minimum(
+        tmp_path: Path, field: str, value: object) -> None:
+    data: dict[str, object] = {"name": "e", "search": {"command": ["true", "{{query}}"]},
+                               "parse": {"format": "jsonl", "path": "path"}}
+    data[field] = {**data.get(field, {"command": ["true"]}), "timeout": value}  # type: ignore[dict-item]
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    text = str(caught.value)
+    assert f"{field}.timeout" in text and "10ms" in text, text
+    assert str(path) in text
