@@ -144,7 +144,9 @@ ERRS = {"ENOSPC": errno.ENOSPC, "EIO": errno.EIO}
 
 
 def _compare(tmp: Path, *extra: str) -> tuple[int, Path]:
-    toml = make_corpus(tmp)
+    toml = tmp / "corpora.toml"
+    if not toml.exists():  # a second run (a resume) uses the first one's
+        toml = make_corpus(tmp)
     out = tmp / "out.json"
     argv = ["compare", "--corpora-file", str(toml), "--work", str(tmp / "work"),
             "--json", str(out)]
@@ -342,3 +344,33 @@ def test_a_timeout_below_the_floor_is_refused_with_the_field_and_the_minimum(
     text = str(caught.value)
     assert f"{field}.timeout" in text and "10ms" in text, text
     assert str(path) in text
+
+
+# -- a resume over a damaged journal says what it skipped ----------------------------------
+
+def test_a_resume_says_how_many_damaged_journal_lines_it_skipped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # A run that stopped after its first cell, its journal then damaged: a line made
+    # garbage and a last line cut off mid-write, as a crash leaves it.
+    out = tmp_path / "out.json"
+    with monkeypatch.context() as patch:
+        patch.setattr(journal.Journal, "append",
+                      _stop_after_first(journal.Journal.append))
+        assert _compare(tmp_path)[0] == 130
+    log = journal.path_for(out)
+    with open(log, "ab") as fh:
+        fh.write(b"not json at all\n" + b'{"kind":"cell","engine":"sec')
+    capsys.readouterr()
+    code, _ = _compare(tmp_path, "--resume", str(out))
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "2 unreadable or unfinished journal record(s) ignored" in " ".join(err.split())
+
+
+def _stop_after_first(real: Any) -> Any:
+    def append(self: journal.Journal, *args: Any, **kwargs: Any) -> int:
+        offset = int(real(self, *args, **kwargs))
+        raise KeyboardInterrupt  # stops the run right after the first cell is journaled
+        return offset
+    return append
