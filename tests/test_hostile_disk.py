@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -374,3 +375,36 @@ def _stop_after_first(real: Any) -> Any:
         raise KeyboardInterrupt  # stops the run right after the first cell is journaled
         return offset
     return append
+
+
+# -- a stop signal at exit, after a complete result was written ----------------------------
+
+_AT_EXIT = """
+import atexit, os, signal, sys, time
+from codesearch_bench import cli
+sys.argv = ["bench", *sys.argv[1:]]
+def late():
+    os.kill(os.getpid(), signal.{sig})
+    time.sleep(0.2)
+if "{when}" == "atexit":
+    atexit.register(late)  # registered first: runs last, after bench's own exit handlers
+code = cli.main()
+if "{when}" == "after-main":
+    late()
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("when", ["after-main", "atexit"])
+def test_a_stop_signal_at_exit_after_a_complete_result_does_not_end_bench_by_it(
+        tmp_path: Path, sig: str, when: str) -> None:
+    toml = make_corpus(tmp_path)
+    out = tmp_path / "out.json"
+    argv = ["compare", "--corpora-file", str(toml), "--work", str(tmp_path / "work"),
+            "--json", str(out), "--engine", str(faults_spec(tmp_path, "first", "ok"))]
+    proc = subprocess.run([sys.executable, "-c", _AT_EXIT.format(sig=sig, when=when), *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr
+    assert ResultFile.model_validate_json(out.read_text()).rows

@@ -290,9 +290,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ui = UI()
     # SIGTERM takes the same path as Ctrl-C: engines are stopped and reaped, and a
     # comparison still writes its partial JSON.
-    with signals.handling(signals.Interrupts()):
+    interrupts = signals.Interrupts()
+    # Without argv this is the program itself (the `bench` script, `python -m`): the
+    # handler stays in place for the exit, so a signal after the result was written
+    # cannot end bench by the signal. Called in-process, the caller's handlers come back.
+    with signals.handling(interrupts, restore=argv is not None):
         try:
-            return run(sys.argv[1:] if argv is None else argv, ui)
+            code = run(sys.argv[1:] if argv is None else argv, ui)
+            interrupts.done()  # the work is done and written: only the exit is left
+            return code
         except Interrupted as exc:
             what = exc.message.removeprefix("interrupted: ")
             ui.err.print(f"[bold red]interrupted[/]: {escape(what)}", soft_wrap=True)
@@ -312,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return failed.exit_code
         except SystemExit as exc:  # --help and --version exit through argparse
             return int(exc.code or 0)
+        finally:
+            interrupts.done()
 
 
 if __name__ == "__main__":
