@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -408,3 +409,37 @@ def test_a_stop_signal_at_exit_after_a_complete_result_does_not_end_bench_by_it(
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert "Traceback" not in proc.stderr
     assert ResultFile.model_validate_json(out.read_text()).rows
+
+
+# -- a real full disk: a tiny tmpfs ----------------------------------------------------------
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 12 KiB tmpfs (root only): room for a journal's first cells, not for a run."""
+    where = tmp_path / "tiny"
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=12k", "tmpfs", str(where)],
+            capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_real_full_disk_ends_with_the_journal_and_keeps_whole_cells(
+        tmp_path: Path, tiny_disk: Path) -> None:
+    toml = make_corpus(tmp_path)
+    out = tiny_disk / "out.json"
+    argv = [sys.executable, "-m", "codesearch_bench", "compare", "--corpora-file", str(toml),
+            "--work", str(tmp_path / "work"), "--json", str(out)]
+    for name in ("first", "second", "third", "fourth"):
+        argv += ["--engine", str(faults_spec(tmp_path, name, "ok"))]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == StorageError.exit_code, proc.stderr[-2000:]
+    _no_traceback(proc.stderr)
+    assert "No space left on device" in proc.stderr and str(tiny_disk) in proc.stderr
+    _header, cells, bad = journal.read(journal.path_for(out))
+    assert bad == 0  # the cell cut off by the full disk was taken back whole
+    assert len(cells) < 4

@@ -97,16 +97,31 @@ class Journal:
             yield
         except OSError as exc:
             if self._fh is not None and start is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    self._fh.seek(start)  # drops what is still buffered, unwritten
-                    self._fh.truncate(start)
-                    self._fh.flush()
-                    os.fsync(self._fh.fileno())
+                self._take_back(start)
             result = self.path.with_name(self.path.name.removesuffix(SUFFIX))
             raise StorageError.of(
                 self.path, exc, "the journal",
                 hint="every cell journaled before this one is kept: free space, then run "
                      f"the same command with --resume {result}") from None
+
+    def _take_back(self, start: int) -> None:
+        """Cut the journal back to `start` and end this handle without writing more.
+
+        What is still in the handle's buffer is the failed cell's, and would be written
+        (past the cut) when it is flushed -- and a flush on a full disk only fails again:
+        the descriptor is pointed at /dev/null first, so it goes nowhere.
+        """
+        fh, self._fh = self._fh, None
+        assert fh is not None
+        with contextlib.suppress(OSError, ValueError):
+            fd = fh.fileno()
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, fd)
+            os.close(null)
+        with contextlib.suppress(OSError, ValueError):
+            fh.close()
 
     def _write(self, line: str) -> int:
         assert self._fh is not None
