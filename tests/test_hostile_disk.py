@@ -4,7 +4,10 @@ The guardian cases kill the process that watches bench's one-shot commands and
 then SIGKILL bench itself: no command may outlive it. The disk cases make every
 write bench does for a run (journal, spool, result file, engine state) fail
 with ENOSPC or EIO and check that the error names the path and the cause,
-exits with the documented code, and that what finished is still in the journal.
+exits with the documented code, and that what finished is still in the journal
+(one case fills a real 12 KiB tmpfs, where root may mount one). The rest: a
+--log-to target that cannot be used, a timeout below the floor, a resume over a
+damaged journal, a stop signal at exit after the result was written.
 """
 
 from __future__ import annotations
