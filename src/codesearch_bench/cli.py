@@ -8,6 +8,7 @@ from tests through `main([...])`.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from rich.markup import escape
 
 from . import __version__
 from .commands import preload
-from .errors import BenchError, Interrupted, UsageError
+from .errors import BenchError, Interrupted, StorageError, UsageError
 from .processes import signals
 from .render import EXPORTERS
 from .render.ui import UI
@@ -284,13 +285,23 @@ def run(argv: Sequence[str], ui: UI) -> int:
     return code
 
 
+#: What a disk, not bench, gets wrong: full, over quota, failing, read-only.
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ui = UI()
     # SIGTERM takes the same path as Ctrl-C: engines are stopped and reaped, and a
     # comparison still writes its partial JSON.
-    with signals.handling(signals.Interrupts()):
+    interrupts = signals.Interrupts()
+    # Without argv this is the program itself (the `bench` script, `python -m`): the
+    # handler stays in place for the exit, so a signal after the result was written
+    # cannot end bench by the signal. Called in-process, the caller's handlers come back.
+    with signals.handling(interrupts, restore=argv is not None):
         try:
-            return run(sys.argv[1:] if argv is None else argv, ui)
+            code = run(sys.argv[1:] if argv is None else argv, ui)
+            interrupts.done()  # the work is done and written: only the exit is left
+            return code
         except Interrupted as exc:
             what = exc.message.removeprefix("interrupted: ")
             ui.err.print(f"[bold red]interrupted[/]: {escape(what)}", soft_wrap=True)
@@ -301,8 +312,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             ui.err.print("[bold red]interrupted[/]: engines stopped and reaped")
             return Interrupted.exit_code
+        except OSError as exc:
+            if exc.errno not in DISK_ERRORS:
+                raise  # a bug, not the disk: its traceback is what a report needs
+            # The last line for a write that no stage named itself (an import's, say).
+            failed = StorageError.of(exc.filename or "a file", exc, "")
+            ui.error(failed.message, failed.hint)
+            return failed.exit_code
         except SystemExit as exc:  # --help and --version exit through argparse
             return int(exc.code or 0)
+        finally:
+            interrupts.done()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ class's exit code.
     3    CorpusError: corpora.toml, a download, a pin or an archive; QueryError: a query set
     4    EngineUnavailable: an engine that cannot be started
     5    RegressionFound: `bench report --baseline` found a watched metric worse
+    6    StorageError: a file bench writes cannot be written (a full disk, an I/O error)
     130  Interrupted: Ctrl-C or SIGTERM; engines stopped and reaped
 """
 
@@ -95,6 +96,23 @@ class LoggingFailed(EngineFailed):
     """A logger could not log a finished comparison; the result file is unaffected."""
 
     hint = "the result JSON is written; log it again later with the same --log-to value"
+
+
+class StorageError(BenchError):
+    """A file bench must write cannot be written: a full disk, an I/O error, read-only.
+
+    The message names the file and the cause; what finished before stays where it was
+    written (a comparison's journal keeps every finished cell).
+    """
+
+    exit_code = 6
+    hint = "free space there (or pick another place with --json / --work), then run again"
+
+    @classmethod
+    def of(cls, path: object, exc: OSError, what: str, *, hint: str = "") -> StorageError:
+        """`what` (e.g. "the journal") at `path` could not be written because of `exc`."""
+        named = f"{what} {path}" if what else str(path)
+        return cls(f"cannot write {named}: {exc.strerror or exc}", hint=hint)
 
 
 class Interrupted(BenchError):

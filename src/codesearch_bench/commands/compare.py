@@ -40,10 +40,20 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         jobs=parse_jobs(args.jobs),
         queries=[q.strip() for q in args.query.split(",") if q.strip()] if args.query else None,
     )
-    # A bad --log-to value or a missing extra fails now, not after hours of engines.
+    # A bad --log-to value, a missing extra or a target that cannot be logged to (a file
+    # not writable, a server down) fails now, not after hours of engines.
     logger = logger_for(args.log_to) if args.log_to else None
+    if logger is not None:
+        logger.check()
     with progress.compare_progress(ui.err) as bar:
-        outcome = execute(opts, Events(stage=bar.stage, tick=bar.tick, cell_done=bar.cell_done,
+        def stage(message: str) -> None:
+            # A stage says something the user must still read after the run (journal
+            # records a resume ignored, a tree rebuilt): the bar's note is gone at the
+            # next cell, and a terminal that is no TTY never shows it, so it is a line too.
+            bar.stage(message)
+            ui.err.print(message, markup=False, highlight=False, soft_wrap=True)
+
+        outcome = execute(opts, Events(stage=stage, tick=bar.tick, cell_done=bar.cell_done,
                                        planned=bar.planned, cell_start=bar.cell_start,
                                        kept=bar.kept))
     table.render_compare(ui.out, outcome.result, wide=args.wide)

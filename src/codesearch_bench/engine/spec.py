@@ -38,6 +38,9 @@ from .templates.allowance import MAX_TEMPLATE_CHARS
 #: threading.TIMEOUT_MAX (about 292 years on Linux, far less elsewhere), and
 #: no benchmark step needs a month; past this a number is a typo or an attack.
 MAX_TIMEOUT = 30 * 86400.0
+#: The shortest: bench's own start of a command takes about a millisecond, so
+#: below this no engine could ever answer and every query would time out.
+MIN_TIMEOUT = 0.01
 
 
 def _duration(value: object) -> float:
@@ -47,6 +50,9 @@ def _duration(value: object) -> float:
     if seconds > MAX_TIMEOUT:
         raise ValueError(f"{str(value)[:24]}: a timeout is at most 30 days "
                          f"({MAX_TIMEOUT:.0f} seconds)")
+    if seconds < MIN_TIMEOUT:
+        raise ValueError(f"{str(value)[:24]}: a timeout is at least 10ms ({MIN_TIMEOUT} "
+                         "seconds); no engine answers sooner")
     return seconds
 
 

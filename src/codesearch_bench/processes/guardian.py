@@ -15,10 +15,17 @@ the command ended is never signalled.
 The guardian holds nothing bench waits on and lives in its own session (a
 terminal's Ctrl-C is bench's to handle). The one gap is the moment between a
 command's fork and its registration: a bench SIGKILLed right then leaves that
-one command running to its own end. A guardian that is itself killed is
-replaced at the next command (its socket refuses the message); a command
-registered in the instant it dies goes unwatched. Linux only (pidfds, 5.3+); elsewhere
-spawn.py falls back to setpriv or a preexec_fn.
+one command running to its own end.
+
+A guardian that is itself killed takes its registrations with it, so bench
+keeps its own pidfd of every command in flight and a thread waits on the
+guardian's end of the socket: when it hangs up, a new guardian is started at
+once and every command still in flight is registered with it again. If none
+can be started, those commands are left to bench's own teardown (the signal
+handlers and the end of each command), which a bench SIGKILLed in that state
+does not run. What stays open is the few milliseconds between a guardian's
+death and its replacement. Linux only (pidfds, 5.3+); elsewhere spawn.py falls
+back to setpriv or a preexec_fn.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import atexit
 import contextlib
 import errno
 import os
+import select
+import signal
 import socket
 import subprocess
 import sys
@@ -72,9 +81,13 @@ for pid, fd in held.items():
         pass
 """
 
-_lock = threading.Lock()
+# Re-entrant: release() may run in a signal handler on the thread that holds it.
+_lock = threading.RLock()
 _guardian: _Guardian | None = None
 _unavailable = False
+#: pid -> bench's own pidfd of each command in flight, to register again with a new guardian.
+_held: dict[int, int] = {}
+_held_owner = os.getpid()
 
 
 class _Guardian:
@@ -88,12 +101,51 @@ class _Guardian:
             theirs.close()
         self.sock = ours
         self.owner = os.getpid()
+        self.dropped = False
+        # The watcher must never take bench's signals: one delivered to it would not wake
+        # the main thread from a blocking call, and its handler would run late. A thread
+        # starts with its creator's mask, so block them all around the start.
+        watcher = threading.Thread(target=self._watch, name="guardian-watch", daemon=True)
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+        try:
+            watcher.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    def _watch(self) -> None:
+        """Wait for the guardian to hang up; then a new one takes over what it held."""
+        poller = select.poll()
+        try:
+            poller.register(self.sock, select.POLLIN | select.POLLHUP)
+        except (OSError, ValueError):
+            return
+        while True:  # the guardian never writes: any event is its end of the socket closing
+            try:
+                poller.poll(None)
+                break
+            except InterruptedError:
+                continue
+            except (OSError, ValueError):
+                return
+        if not self.dropped and self.owner == os.getpid():
+            _replace(self)
 
     def send(self, message: bytes, fds: list[int]) -> None:
         socket.send_fds(self.sock, [message], fds)
 
     def close(self) -> None:
         """Bench is ending normally: the guardian sees EOF, finds nothing left, and exits."""
+        self.dropped = True  # its hang-up is expected now: no replacement
+        self.hang_up()
+
+    def hang_up(self) -> None:
+        """Shut the socket down, then close it.
+
+        A close alone would not reach the guardian while the watcher thread still
+        polls the socket (the poll holds the file open); a shutdown does, and wakes it.
+        """
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             self.sock.close()
         with contextlib.suppress(subprocess.TimeoutExpired, OSError):
@@ -132,28 +184,64 @@ def watch(child: int) -> bool:
         if exc.errno in (errno.ENOSYS, errno.EINVAL, errno.EPERM):
             _unavailable = True
         return False
-    try:
+    with _lock:
+        held = _ours_held()
+        held[child] = fd  # before the send: a replacement in between registers it too
         for _attempt in range(2):
             g = _current()
             if g is None:
-                return False
+                break
             try:
                 g.send(b"+%d" % child, [fd])
                 return True
             except OSError:
-                _drop(g)  # the guardian died (killed by hand?): a new one takes over
-        return False
-    finally:
-        os.close(fd)
+                _replace(g)  # the guardian died (killed by hand?): a new one takes over
+        held.pop(child, None)
+    os.close(fd)
+    return False
 
 
 def release(child: int) -> None:
     """The command has been reaped: the guardian forgets it."""
-    g = _ours()
-    if g is None:
-        return
-    with contextlib.suppress(OSError):
-        g.send(b"-%d" % child, [])
+    with _lock:
+        fd = _ours_held().pop(child, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        g = _ours()
+        if g is None:
+            return
+        with contextlib.suppress(OSError):
+            g.send(b"-%d" % child, [])
+
+
+def _ours_held() -> dict[int, int]:
+    """This process's in-flight commands; a forked child starts with none of its parent's."""
+    global _held, _held_owner
+    if _held_owner != os.getpid():
+        _held, _held_owner = {}, os.getpid()  # the parent's pidfds are the parent's to close
+    return _held
+
+
+def _replace(g: _Guardian) -> None:
+    """The guardian `g` died: start another and register every command still in flight.
+
+    Commands that cannot be registered (no guardian can start) stay with bench's
+    own teardown; their pidfds are kept, so a later guardian still takes them.
+    """
+    with _lock:
+        _drop(g)
+        held = dict(_ours_held())
+        if not held:
+            return
+        fresh = _current()
+        if fresh is None:
+            return
+        for child, fd in held.items():
+            try:
+                fresh.send(b"+%d" % child, [fd])
+            except OSError:
+                return  # this one died too: its own watcher starts the next
 
 
 def _current() -> _Guardian | None:
@@ -176,10 +264,10 @@ def _current() -> _Guardian | None:
 def _drop(g: _Guardian) -> None:
     global _guardian
     with _lock:
+        g.dropped = True
         if _guardian is g:
             _guardian = None
     reaper.disown(g.proc.pid)
-    with contextlib.suppress(OSError):
-        g.sock.close()
+    g.hang_up()
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         g.proc.wait(timeout=1)

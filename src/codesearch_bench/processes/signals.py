@@ -125,6 +125,11 @@ class Interrupts:
     def __init__(self) -> None:
         self.count = 0
 
+    def done(self) -> None:
+        """The command has finished (its result written): what is left is the exit, so a
+        signal now is ignored like a second one, and a further one still ends a hang."""
+        self.count = max(self.count, 1)
+
     def __call__(self, signum: int, _frame: object) -> None:
         self.count += 1
         if self.count == 1:
@@ -135,12 +140,15 @@ class Interrupts:
 
 
 @contextlib.contextmanager
-def handling(handler: Handler) -> Iterator[None]:
+def handling(handler: Handler, *, restore: bool = True) -> Iterator[None]:
     """`handler` for SIGINT and SIGTERM inside the block, what was there before after it.
 
     Installed from the main thread only (Python allows no other); elsewhere the block
     runs with the handlers as they are. Every place that takes over bench's stop signals
-    goes through here, so each is handed back however the block ends.
+    goes through here, so each is handed back however the block ends -- unless
+    `restore` is False: the block is the whole program (bench's own main), and the
+    handler stays for the exit that follows, where Python's default would end a process
+    that finished its work by the signal (or with a traceback).
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -149,5 +157,6 @@ def handling(handler: Handler) -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, before in previous.items():
-            signal.signal(sig, before if before is not None else signal.SIG_DFL)
+        if restore:
+            for sig, before in previous.items():
+                signal.signal(sig, before if before is not None else signal.SIG_DFL)

@@ -17,6 +17,7 @@ earlier bench's) reads as before.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -26,7 +27,7 @@ from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import UsageError
+from ..errors import StorageError, UsageError
 from . import spool
 from .schema import CorpusOut, EngineOut, Failure, QueryOutcome, Row
 
@@ -74,16 +75,53 @@ class Journal:
 
     def __init__(self, path: Path, header: Header, *, fresh: bool) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Kept open for the whole run and closed in close(): one line per cell. Binary,
-        # so a line's offset is a plain byte count (read_at finds the cell again).
-        self._fh: IO[bytes] | None = open(  # noqa: SIM115
-            path, "wb" if fresh else "ab")
-        if fresh or path.stat().st_size == 0:
-            self._write(header.model_dump_json())
-        elif not _ends_a_line(path):
-            # A crash cut the last line short: end it, or the next line would join it.
-            self._write("")
+        self._fh: IO[bytes] | None = None
+        with self._writing():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Kept open for the whole run and closed in close(): one line per cell. Binary,
+            # so a line's offset is a plain byte count (read_at finds the cell again).
+            self._fh = open(path, "wb" if fresh else "ab")  # noqa: SIM115
+            if fresh or path.stat().st_size == 0:
+                self._write(header.model_dump_json())
+            elif not _ends_a_line(path):
+                # A crash cut the last line short: end it, or the next line would join it.
+                self._write("")
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write that fails (a full disk, an I/O error) is a StorageError naming the
+        journal; the lines of the cell being written are taken back, so the journal
+        ends with the last cell that finished whole."""
+        start = self._fh.tell() if self._fh is not None else None
+        try:
+            yield
+        except OSError as exc:
+            if self._fh is not None and start is not None:
+                self._take_back(start)
+            result = self.path.with_name(self.path.name.removesuffix(SUFFIX))
+            raise StorageError.of(
+                self.path, exc, "the journal",
+                hint="every cell journaled before this one is kept: free space, then run "
+                     f"the same command with --resume {result}") from None
+
+    def _take_back(self, start: int) -> None:
+        """Cut the journal back to `start` and end this handle without writing more.
+
+        What is still in the handle's buffer is the failed cell's, and would be written
+        (past the cut) when it is flushed -- and a flush on a full disk only fails again:
+        the descriptor is pointed at /dev/null first, so it goes nowhere.
+        """
+        fh, self._fh = self._fh, None
+        assert fh is not None
+        with contextlib.suppress(OSError, ValueError):
+            fd = fh.fileno()
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, fd)
+            os.close(null)
+        with contextlib.suppress(OSError, ValueError):
+            fh.close()
 
     def _write(self, line: str) -> int:
         assert self._fh is not None
@@ -97,6 +135,10 @@ class Journal:
         """Journal one finished cell, its outcomes a line each and then its own line,
         fsynced once; the byte offset of the cell's own line (for `rows_at`). A spooled
         cell's rows hold slim outcomes: their whole lines are copied from its spool."""
+        with self._writing():
+            return self._append(record, spooled)
+
+    def _append(self, record: CellRecord, spooled: spool.Spooled | None) -> int:
         assert self._fh is not None
         written: dict[int, int] = {}  # id(outcome) -> the offset of its line
         if spooled is not None and any(row.queries for row in record.rows):
@@ -129,8 +171,10 @@ class Journal:
 
     def close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            # Every line was flushed and fsynced when written: nothing is left to lose.
+            with contextlib.suppress(OSError):
+                fh.close()
 
     def __enter__(self) -> Journal:
         return self

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..errors import BenchError
+from ..errors import StorageError
 from .outcome import slim
 from .schema import QueryOutcome
 
@@ -42,6 +42,7 @@ class Spool:
 
     def __init__(self, path: Path) -> None:
         self.spooled = Spooled(path)
+        self._failed = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh: IO[bytes] | None = open(path, "wb")  # noqa: SIM115 -- see close()
@@ -54,23 +55,29 @@ class Spool:
         try:
             self._fh.write(line(outcome))
         except OSError as exc:  # a full disk: the cell fails with this, the run goes on
+            self._failed = True
             raise _unwritable(self.spooled.path, exc) from None
         held = slim(outcome)
         self.spooled.at.append((held, offset))
         return held
 
     def close(self) -> Spooled:
+        """The spool, its last lines flushed; a flush that fails fails the cell (its
+        journal copy would miss those lines), unless a write has said why already."""
         if self._fh is not None:
-            with contextlib.suppress(OSError):  # a failed write has said why already
-                self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            try:
+                fh.close()
+            except OSError as exc:
+                if not self._failed:
+                    raise _unwritable(self.spooled.path, exc) from None
         return self.spooled
 
 
-def _unwritable(path: Path, exc: OSError) -> BenchError:
-    return BenchError(f"cannot write this cell's outcomes to {path}: {exc.strerror or exc}",
-                      hint="past 5,000 outcomes held in memory a running cell writes them "
-                           "beside the journal: free space there, or pick another --json path")
+def _unwritable(path: Path, exc: OSError) -> StorageError:
+    return StorageError(f"cannot write this cell's outcomes to {path}: {exc.strerror or exc}",
+                        hint="past 5,000 outcomes held in memory a running cell writes them "
+                             "beside the journal: free space there, or pick another --json path")
 
 
 def discard(spooled: Spooled | None) -> None:

@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..errors import StorageError
+
 # Stands in for a list while the rest of its model is formatted.
 _ITEMS = "\x00items\x00"
 
@@ -33,8 +35,11 @@ def dump(result: BaseModel, path: Path, rows: Iterable[RowItems]) -> None:
     """Write `result` (a schema.ResultFile, which imports this module) with `rows` in
     place of its own, atomically (a reader never sees half a file), gzipped when the
     name ends in .gz. Each row's own `queries` are not read: its pair's are."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise _unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if path.suffix == ".gz":
@@ -48,9 +53,21 @@ def dump(result: BaseModel, path: Path, rows: Iterable[RowItems]) -> None:
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _unwritable(path, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _unwritable(path: Path, exc: OSError) -> StorageError:
+    """The file is left as it was (written whole or not at all); a comparison's journal
+    beside it still holds every finished cell."""
+    return StorageError.of(path, exc, "the result file",
+                           hint="free space, then run the same command again; a comparison's "
+                                "journal keeps every finished cell, so add --resume "
+                                f"{path} to `bench compare`")
 
 
 def _write(put: Callable[[bytes], object], result: BaseModel,

@@ -2,8 +2,9 @@
 
 `logger_for(value)` turns a `--log-to` value into a logger: `jsonl:PATH`
 (one JSON line per row, no extra), `mlflow` or `mlflow:URI` (one MLflow run
-per row, the `mlflow` extra). Make it before the comparison runs, so a bad
-value or a missing extra fails before any engine does.
+per row, the `mlflow` extra). Make it, and `check()` it, before the comparison
+runs, so a bad value, a missing extra, a file that cannot be appended to or a
+server that does not answer fails before any engine does.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ __all__ = ["LOGGERS", "Logger", "LoggingFailed", "logger_for"]
 
 
 class Logger(Protocol):
+    def check(self) -> None:
+        """Raise a UsageError now if the target cannot be logged to (not writable, not
+        reachable); called before any engine runs."""
+        ...
+
     def log(self, result: ResultFile, result_path: Path | None,
               extra_artifacts: list[Path]) -> str:
         """Log every row; returns what was done, for the CLI to print."""

@@ -7,7 +7,7 @@ import math
 import os
 from pathlib import Path
 
-from ...errors import LoggingFailed
+from ...errors import LoggingFailed, UsageError
 from ...results.schema import ResultFile
 from .record import check_artifacts, params
 
@@ -20,6 +20,27 @@ def _finite(value: object) -> object:
 class JsonlLogger:
     def __init__(self, path: Path) -> None:
         self.path = path
+
+    def check(self) -> None:
+        """The file can be appended to, or made: a folder on the way that is a file, the
+        path itself a folder, or a place bench may not write is refused before the run."""
+        shown = f"--log-to jsonl:{self.path}"
+        hint = "point --log-to jsonl: at a file bench can append to"
+        if self.path.is_dir():
+            raise UsageError(f"{shown}: {self.path} is a folder, not a file", hint=hint)
+        if self.path.exists():
+            if not os.access(self.path, os.W_OK):
+                raise UsageError(f"{shown}: {self.path} is not writable", hint=hint)
+            return
+        # The nearest folder that exists must be one bench may make files in.
+        parent = self.path.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise UsageError(f"{shown}: {parent} is a file, not a folder", hint=hint)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"{shown}: cannot make {self.path}: {parent} is not writable",
+                             hint=hint)
 
     def lines(self, result: ResultFile, result_path: Path | None,
               extra_artifacts: list[Path]) -> list[str]:

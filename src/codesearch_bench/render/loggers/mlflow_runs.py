@@ -9,6 +9,7 @@ comparison.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import time
 from pathlib import Path
@@ -24,6 +25,10 @@ _URI_HINT = ("MLflow takes a tracking server (http://host:5000), sqlite:///mlflo
              "full `mlflow` package), or file:///path with MLFLOW_ALLOW_FILE_STORE=true "
              "(MLflow 3 keeps file stores only on request); without a URI, "
              "$MLFLOW_TRACKING_URI or MLflow's default")
+
+
+#: MLflow's HTTP client settings for the one question asked before the run.
+_QUICK = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "0", "MLFLOW_HTTP_REQUEST_TIMEOUT": "10"}
 
 
 def metric_key(name: str) -> str:
@@ -59,6 +64,23 @@ class MlflowLogger:
         except Exception as exc:  # mlflow raises many kinds; each is a bad URI here
             raise UsageError(f"--log-to {shown}: MLflow cannot track there: {_first_line(exc)}",
                              hint=_URI_HINT) from None
+
+    def check(self) -> None:
+        """Ask the tracking server once, with no retries, before the run: one that is down
+        or refuses bench fails now (MLflow's own retries would take minutes)."""
+        saved = {k: os.environ.get(k) for k in _QUICK}
+        os.environ.update(_QUICK)
+        try:
+            self.client.get_experiment_by_name(EXPERIMENT)
+        except Exception as exc:  # mlflow raises many kinds; each means "cannot log there"
+            raise UsageError(f"--log-to mlflow: MLflow at {self.where} does not answer: "
+                             f"{_first_line(exc)}", hint=_URI_HINT) from None
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
     def log(self, result: ResultFile, result_path: Path | None,
               extra_artifacts: list[Path]) -> str:
