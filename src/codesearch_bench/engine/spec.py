@@ -63,9 +63,10 @@ Duration = Annotated[
         {
             "anyOf": [
                 {"type": "string", "pattern": DURATION_PATTERN},
-                {"type": "number", "exclusiveMinimum": 0},
+                {"type": "number", "minimum": MIN_TIMEOUT},
             ],
-            "description": "'30s', '2m', '6h', '1h30m', or a number of seconds",
+            "description": "'30s', '2m', '6h', '1h30m', or a number of seconds; at least "
+                           "10ms",
         }
     ),
 ]
