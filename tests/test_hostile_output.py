@@ -19,6 +19,7 @@ from typing import Any
 import psutil
 import pytest
 import regex
+from answers import FAULTY, JSON, answer, hostile_engine, write_engine
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from minicorpus import QUERIES, make_corpus
@@ -28,16 +29,11 @@ from codesearch_bench.engine.output import parse as parse_module
 from codesearch_bench.engine.output.parse import MAX_ERRORS, ParseResult, parse
 from codesearch_bench.engine.spec import ParseSpec
 from codesearch_bench.model import Hit
+from codesearch_bench.processes import guardian
 from codesearch_bench.results.schema import QueryOutcome, ResultFile, SlotOut
 
 pytestmark = pytest.mark.hostile
 
-FAKES = Path(__file__).resolve().parent / "fakes"
-HOSTILE = FAKES / "hostile_output.py"
-FAULTY = FAKES / "faulty.py"
-PARSE = {"format": "json", "results": "hits", "start": "start", "end": "end", "text": "text",
-         "score": "score"}
-JSON = ParseSpec(**PARSE)  # type: ignore[arg-type]
 JSONL = ParseSpec(format="jsonl", start="start", end="end", text="text", score="score")
 LINES = ParseSpec(format="json", lines="lines")
 REGEX = ParseSpec(format="regex",
@@ -45,10 +41,6 @@ REGEX = ParseSpec(format="regex",
 OK = Hit("ok.py", 1, 1, None, None, rank=0)
 DIGITS_LIMIT = sys.get_int_max_str_digits()
 PAST = "is past any file (the limit is 1,000,000,000)"
-
-
-def answer(*records: str) -> bytes:
-    return ('{"hits": [' + ", ".join(records) + "]}").encode()
 
 
 def check_clean(result: ParseResult) -> None:
@@ -429,20 +421,6 @@ GARBAGE = [
 ]
 
 
-def write_engine(tmp: Path, name: str, argv: list[str]) -> Path:
-    data = {"name": name, "spans": True, "tokens": True, "parse": PARSE,
-            "search": {"command": argv, "timeout": "10s"}}
-    path = tmp / f"{name}.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
-def hostile_engine(tmp: Path, garbage: bytes) -> Path:
-    (tmp / "garbage.out").write_bytes(garbage)
-    return write_engine(tmp, "bad", [sys.executable, str(HOSTILE), str(tmp / "garbage.out"),
-                                     "{{query}}"])
-
-
 def compare(tmp: Path, bad: Path) -> tuple[int, ResultFile]:
     toml = make_corpus(tmp)
     good = write_engine(tmp, "good", [sys.executable, str(FAULTY), "ok", "{{query}}"])
@@ -450,7 +428,9 @@ def compare(tmp: Path, bad: Path) -> tuple[int, ResultFile]:
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     code = main(["compare", "--corpora-file", str(toml), "--work", str(tmp / "work"),
                  "--json", str(out), "--engine", str(good), "--engine", str(bad)])
-    left = {p.pid for p in psutil.Process().children(recursive=True)} - before
+    # The guardian is started by the first one-shot command of the test process and kept
+    # to its end: run alone, this test is the one that starts it.
+    left = {p.pid for p in psutil.Process().children(recursive=True)} - before - {guardian.pid()}
     assert not left, f"processes left running: {left}"
     assert out.is_file(), "the JSON must be written whatever the engine printed"
     return code, ResultFile.load(out)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from answers import FAULTY, JSON, answer, hostile_engine, write_engine
 from minicorpus import QUERIES, make_corpus
 
 from codesearch_bench.cli import main
@@ -32,33 +33,13 @@ from codesearch_bench.run.options import CompareOptions, Events
 
 pytestmark = pytest.mark.hostile
 
-FAKES = Path(__file__).resolve().parent / "fakes"
-HOSTILE = FAKES / "hostile_output.py"
-FAULTY = FAKES / "faulty.py"
-PARSE = {"format": "json", "results": "hits", "start": "start", "end": "end", "text": "text",
-         "score": "score"}
-JSON = ParseSpec(**PARSE)  # type: ignore[arg-type]
 REGEX = ParseSpec(format="regex", pattern=r"^(?P<path>.+?)\|(?P<start>\d+)$")
 GOOD = '{"path": "pkg/cells.py", "start": 1, "end": 3, "score": 1.0}'
 
 
-def answer(*records: str) -> bytes:
-    return ('{"hits": [' + ", ".join(records) + "]}").encode()
-
-
-def write_engine(tmp: Path, name: str, argv: list[str]) -> Path:
-    data = {"name": name, "spans": True, "tokens": True, "parse": PARSE,
-            "search": {"command": argv, "timeout": "10s"}}
-    path = tmp / f"{name}.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def compare(tmp: Path, garbage: bytes) -> tuple[int, Row]:
     """A whole `bench compare` over an engine printing `garbage` for q2 only; its headline."""
-    (tmp / "garbage.out").write_bytes(garbage)
-    bad = write_engine(tmp, "bad", [sys.executable, str(HOSTILE), str(tmp / "garbage.out"),
-                                    "{{query}}"])
+    bad = hostile_engine(tmp, garbage)
     toml = make_corpus(tmp)
     out = tmp / "out.json"
     code = main(["compare", "--corpora-file", str(toml), "--work", str(tmp / "work"),
