@@ -93,9 +93,12 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="quick (default): the default corpora, hand-written questions; full: "
                    "every corpus, questions and needles; DIR: a suite `bench import` wrote "
                    "(its corpora.toml, every corpus)")
-    p.add_argument("--query-set", choices=["questions", "needles", "all"], default=None,
+    p.add_argument("--query-set", choices=["questions", "needles", "needles-named", "all"],
+                   default=None,
                    help="hand-written questions, needles generated from the code's doc "
-                   "comments (searched in a doc-blanked tree), or both (default: the suite's)")
+                   "comments (searched in a doc-blanked tree; name-blind), or both (default: "
+                   "the suite's); needles-named: the needles whose query holds words of the "
+                   "gold's name, a breakout")
     p.add_argument("--work", type=Path, default=None,
                    help="work dir (default $BENCH_WORK or ./.bench); state in <work>/state")
     p.add_argument("--reindex", action="store_true",

@@ -19,7 +19,7 @@ from ..render.ui import UI
 from ..run import shards
 from ..run.comparison import execute
 from ..run.options import CompareOptions, Events
-from ..run.plan import TRACKS
+from ..run.plan import HEADLINE_TRACKS
 from .suites import suite
 
 
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         engines=list(args.engine), corpora_file=corpora_file,
         corpora_root=where.corpora_root, work=where.work,
         corpus=args.corpus if args.corpus is not None else chosen_suite.corpus,
-        tracks=TRACKS if query_set == "all" else (query_set,),
+        tracks=HEADLINE_TRACKS if query_set == "all" else (query_set,),
         reindex=args.reindex, cutoffs=parse_cutoffs(args.cutoffs), limit=args.limit,
         json_out=args.json or args.resume, resume=args.resume, shard=parse_shard(args.shard),
         keep_going=args.keep_going, split=args.split, headline_only=args.headline_only,

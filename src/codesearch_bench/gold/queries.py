@@ -68,6 +68,10 @@ class Query(BaseModel):
     gold: list[GoldRef] = Field(min_length=1)
     tags: list[str] = Field(default=[])
     split: Literal["dev", "test"] | None = None
+    name_overlap: float | None = Field(
+        default=None, ge=0, le=1, description="a needle: the share of its gold's own name "
+        "words (split, stemmed, the corpus's common prefixes removed) the query holds; its "
+        "tag says name:none, name:partial or name:full")
 
     @property
     def file_level(self) -> bool:
@@ -122,8 +126,11 @@ def _words(identifier: str) -> list[str]:
     return [p.lower() for p in parts]
 
 
-def lint(qs: QuerySet) -> list[str]:
-    """Problems that make a query set dishonest or ambiguous; empty when clean."""
+def lint(qs: QuerySet, *, names: bool = True) -> list[str]:
+    """Problems that make a query set dishonest or ambiguous; empty when clean.
+
+    `names`: check that no query gives its gold's name away (off for a set that
+    holds the name on purpose, the needles-named breakout)."""
     problems: list[str] = []
     seen: dict[str, int] = {}
     texts: dict[str, str] = {}
@@ -135,7 +142,7 @@ def lint(qs: QuerySet) -> list[str]:
         if norm in texts:
             problems.append(f"{q.id}: same query text as {texts[norm]}")
         texts.setdefault(norm, q.id)
-        for gold in q.gold:
+        for gold in q.gold if names else ():
             if gold.symbol and (leak := leaks(q.query, gold.symbol)) is not None:
                 problems.append(f"{q.id}: {leak}")
     return problems

@@ -28,7 +28,9 @@ from ..gold.sets import resolve_set
 from ..model import Span
 
 QUESTIONS = "questions"
-TRACKS = (QUESTIONS, needles.TRACK)
+#: What `--query-set all` runs: the tracks verdicts rest on.
+HEADLINE_TRACKS = (QUESTIONS, needles.TRACK)
+TRACKS = (*HEADLINE_TRACKS, needles.NAMED)
 
 
 @dataclass
@@ -107,8 +109,9 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
     set_up = setup.setup(corpus, corpora_root)
     content = setup.content_identity(corpora_root, corpus)
     base = setup.dirs(corpora_root.resolve(), corpus)
-    if track == needles.TRACK:
-        return replace(_needle_plan(corpus, base, limit, split, ids, stage), content=content)
+    if track in (needles.TRACK, needles.NAMED):
+        return replace(_needle_plan(corpus, base, limit, split, ids, stage, track),
+                       content=content)
     if corpus.queries_path is None:
         raise CorpusError(f"corpus {corpus.name!r} has no query set in corpora.toml")
     qs = load_queries(corpus.queries_path)
@@ -122,24 +125,26 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
 
 
 def _needle_plan(corpus: Corpus, base: CorpusDir, limit: int | None, split: str,
-                 ids: list[str] | None, stage: Callable[[str], None]) -> Plan:
+                 ids: list[str] | None, stage: Callable[[str], None], track: str) -> Plan:
     if not needles.is_built(corpus, base):
         stage(f"generating the needle track of {corpus.name}")
     needle_track = needles.prepare(corpus, base)
-    if not needle_track.query_set.queries:
+    query_set = needle_track.query_set if track == needles.TRACK else needle_track.named
+    if query_set is None or not query_set.queries:
         candidates = needle_track.record.get("candidates", 0)
-        raise QueryError(f"corpus {corpus.name!r}: no documented definition survived the "
-                         f"needle filters ({candidates} candidates)",
-                         hint="this corpus has no needle track; run its questions only")
+        which = ("no documented definition survived the needle filters" if track ==
+                 needles.TRACK else "no valid needle holds words of its gold's name")
+        raise QueryError(f"corpus {corpus.name!r}: {which} ({candidates} candidates)",
+                         hint=f"this corpus has no {track} track; run its questions only")
     dirs = needle_track.dirs
-    resolved = resolve_set(corpus, dirs.tree, needle_track.query_set, dirs.gold)
+    resolved = resolve_set(corpus, dirs.tree, query_set, dirs.gold)
     if resolved.failures:
-        raise QueryError(f"corpus {corpus.name!r}, needle track: {len(resolved.failures)} gold "
-                         f"item(s) do not resolve (first: {resolved.failures[0]})",
+        raise QueryError(f"corpus {corpus.name!r}, {track} track: {len(resolved.failures)} "
+                         f"gold item(s) do not resolve (first: {resolved.failures[0]})",
                          hint=f"delete {dirs.base} to generate it again")
-    return Plan(corpus, needle_track.manifest, dirs.tree, needle_track.query_set,
-                pick(needle_track.query_set, split, ids, limit), resolved.spans,
-                track=needles.TRACK, dirs=dirs, track_info=needle_track.record)
+    return Plan(corpus, needle_track.manifest, dirs.tree, query_set,
+                pick(query_set, split, ids, limit), resolved.spans,
+                track=track, dirs=dirs, track_info=needle_track.record)
 
 
 def rebuild(plan: Plan, corpora_root: Path) -> None:

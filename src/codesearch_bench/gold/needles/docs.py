@@ -179,3 +179,14 @@ def blanked(source: bytes, ranges: tuple[tuple[int, int], ...]) -> bytes:
     for start, end in ranges:
         out[start:end] = _NOT_LINE_END.sub(b" ", bytes(out[start:end]))
     return bytes(out)
+
+
+_FUNCTION_MACRO = re.compile(rb"^\s*#\s*define\s+\w+\(")
+
+
+def documents_one(definition: Definition, lines: list[bytes]) -> bool:
+    """False for a C/C++ constant macro: the comment above it heads a group, not it."""
+    if definition.kind != "macro":
+        return True
+    first = lines[definition.start - 1] if 0 < definition.start <= len(lines) else b""
+    return bool(_FUNCTION_MACRO.match(first))

@@ -1,11 +1,15 @@
 """A doc's summary: its first sentence or two, in plain words, as the needle's query.
 
 Markers (`/**`, `*`, `///`, quotes) and markup (`{@link X}`, backticks, links)
-come out; the summary ends at the first paragraph break or tag line (`@param`,
-`Args:`, `# Examples`, `>>>`). A doc opening with its own definition's name
-("ReadFile reads the named file", Go's convention) loses that name, so the
-query says what the code does, not what it is called. `boilerplate` names the
-summaries that say nothing a search could use.
+come out; the summary ends at the first paragraph break, tag line (`@param`,
+`Args:`, `# Examples`, `>>>`) or code block (a line indented past the first, an
+rST `::`). A doc opening with its own definition's name ("ReadFile reads the
+named file", Go's convention) loses that name, so the query says what the code
+does, not what it is called. The summary is whole sentences: one longer than
+MAX_CHARS is no summary (`overlong`), never a cut. `debris` names the texts
+that are no question at all: a bare URL or reference, boilerplate, fewer than
+MIN_WORDS content words once URLs and code are taken out, brackets left open
+(an example, not a sentence).
 """
 
 from __future__ import annotations
@@ -13,7 +17,10 @@ from __future__ import annotations
 import inspect
 import re
 
+from .names import STOPWORDS
+
 MIN_WORDS = 6
+MIN_CONTENT = 4
 MIN_CHARS = 30
 MAX_CHARS = 300
 
@@ -32,6 +39,7 @@ _MARKUP = [
     (re.compile(r"</?\w+[^>]*>"), ""),  # <code>, <p>
     (re.compile(r"\*\*([^*]+)\*\*"), r"\1"),
 ]
+_CODE_LINE = re.compile(r"^\s*(\{(?!@)|\$ |<pre\b|[\w.]+\s*=\s*\S|[\w.]+\(.*\)\s*;?\s*$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 _BOILERPLATE = re.compile(
     r"^(the )?(default )?(constructor|destructor|initiali[sz]es?|creates? (a |an )?(new )?"
@@ -61,15 +69,25 @@ def words_of(raw: str, style: str) -> str:
 
 
 def first_paragraph(text: str) -> str:
+    """The doc's opening prose: up to a blank line, a tag line or the start of a code block."""
     kept: list[str] = []
+    indent = 0
     for line in text.split("\n"):
         if not line.strip():
             if kept:
                 break
             continue
-        if _TAG_LINE.match(line):
+        if _TAG_LINE.match(line) or _CODE_LINE.match(line):
             break
+        depth = len(line) - len(line.lstrip())
+        if kept and depth >= indent + 4:
+            break  # an indented block under the prose: an example
+        if not kept:
+            indent = depth
         kept.append(line.strip())
+        if line.rstrip().endswith("::"):
+            kept[-1] = kept[-1][:-1]  # rST: what follows "::" is a literal block
+            break
     return " ".join(kept)
 
 
@@ -90,19 +108,65 @@ def drop_own_name(text: str, name: str) -> str:
 
 
 def summarize(raw: str, style: str, name: str) -> str:
-    """The query a doc makes: first sentence, a second when the first is short."""
+    """The query a doc makes: first sentence, a second when the first is short (whole ones)."""
     text = drop_own_name(plain(first_paragraph(words_of(raw, style))), name)
     sentences = _SENTENCE_END.split(text)
     summary = sentences[0] if sentences else ""
-    if len(summary.split()) < MIN_WORDS + 2 and len(sentences) > 1:
+    if len(prose_words(summary)) < MIN_WORDS + 2 and len(sentences) > 1 and \
+            len(summary) + 1 + len(sentences[1]) <= MAX_CHARS and \
+            not _URL.search(sentences[1]) and not reference(sentences[1]):
         summary = f"{summary} {sentences[1]}"
-    if len(summary) > MAX_CHARS:
-        summary = summary[:MAX_CHARS].rsplit(" ", 1)[0]
     return summary.strip()
 
 
+_URL = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+")
+_CODE_TOKEN = re.compile(r"\S*(?:[_{}\[\]=<>;/\\#$@]|::|\w\(|\w\.\w|[a-z][A-Z])\S*")
+_REFERENCE = re.compile(
+    r"^(references?|see|cf|source|sources|from|via|link|links|more info(rmation)?|"
+    r"(adapted|ported|copied|taken|derived|borrowed|extracted) from|based on|inspired by|"
+    r"originally from|credit|credits|thanks to|same as|ditto|as above|see (above|below)|"
+    r"needed (to|for|by|so)|required (to|for|by|so)|(the )?following|these|those|below|"
+    r"above|for discussion)\b[\s:,.-]", re.IGNORECASE)
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+def prose_words(summary: str) -> list[str]:
+    """The summary's words once URLs and code are out."""
+    return re.findall(r"[A-Za-z]{2,}", _CODE_TOKEN.sub(" ", _URL.sub(" ", summary)))
+
+
+def content_words(summary: str) -> list[str]:
+    """The prose words that carry meaning: no function word."""
+    return [w for w in prose_words(summary) if w.lower() not in STOPWORDS]
+
+
 def too_short(summary: str) -> bool:
-    return len(summary) < MIN_CHARS or len(re.findall(r"[A-Za-z]{2,}", summary)) < MIN_WORDS
+    """Under MIN_CHARS, under MIN_WORDS words of prose, or under MIN_CONTENT content words."""
+    return (len(summary) < MIN_CHARS or len(prose_words(summary)) < MIN_WORDS
+            or len(content_words(summary)) < MIN_CONTENT)
+
+
+def overlong(summary: str) -> bool:
+    """A first sentence past MAX_CHARS: cutting it would leave half a thought or an example."""
+    return len(summary) > MAX_CHARS
+
+
+def reference(summary: str) -> bool:
+    """A pointer, not a description: 'Reference: URL', 'See RFC 7230', 'Ported from X'."""
+    bare = _URL.sub("", summary).strip(" .:;,-")
+    return not bare or bool(_REFERENCE.match(summary + " "))
+
+
+def unbalanced(summary: str) -> bool:
+    """Brackets or quotes left open: the text runs into an example or a code block."""
+    closing = {v: k for k, v in _OPEN.items()}
+    stack: list[str] = []
+    for c in summary:
+        if c in _OPEN:
+            stack.append(c)
+        elif c in closing and (not stack or stack.pop() != closing[c]):
+            return True
+    return bool(stack) or summary.count('"') % 2 == 1 or summary.count("`") % 2 == 1
 
 
 def boilerplate(summary: str) -> bool:

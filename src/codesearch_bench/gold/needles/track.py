@@ -32,10 +32,12 @@ from ..grammars import GoldError, definitions, grammar_versions
 from ..queries import QuerySet, load_queries
 from ..sets import POLICY_VERSION
 from . import docs
-from .generate import Candidate, Params, candidate, choose
+from .generate import GROUP_COMMENT, MOVED, Candidate, Params, candidate, choose
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 TRACK = "needles"
+#: The needles whose query holds words of the gold's own name: a breakout, not the headline.
+NAMED = "needles-named"
 TRANSFORM = "doc-blanking"
 
 
@@ -45,6 +47,7 @@ class Track:
     manifest: Manifest
     query_set: QuerySet
     record: dict[str, Any]
+    named: QuerySet | None = None  # the needles-named breakout, on the same variant tree
 
 
 def track_key(corpus: Corpus, params: Params, content: str | None = None) -> str:
@@ -86,10 +89,19 @@ def _effective(corpus: Corpus, params: Params | None) -> Params:
     return (params or Params()).for_corpus(corpus.spec.needles_per_file)
 
 
+def named_path(where: CorpusDir) -> Path:
+    return where.base / "named.jsonl"
+
+
 def _loaded(where: CorpusDir, record: dict[str, Any]) -> Track:
     loaded = load_queries(where.queries)
     qs = QuerySet(where.queries, loaded.queries, _set_hash(record["key"], loaded.sha256))
-    return Track(where, Manifest.read(where.manifest), qs, record)
+    named = None
+    if named_path(where).is_file():
+        aside = load_queries(named_path(where))
+        named = QuerySet(aside.path, aside.queries, _set_hash(f"{record['key']}:{NAMED}",
+                                                               aside.sha256))
+    return Track(where, Manifest.read(where.manifest), qs, record, named)
 
 
 def _set_hash(key: str, file_sha: str) -> str:
@@ -103,6 +115,7 @@ def build(corpus: Corpus, base: CorpusDir, params: Params, key: str) -> Track:
     tmp = Path(tempfile.mkdtemp(prefix=".tree.", dir=where.base))
     found: list[Candidate] = []
     dropped: Counter[str] = Counter()
+    defined: Counter[str] = Counter()
     blanked_files = moved = total = 0
     langs: Counter[str] = Counter()
     try:
@@ -114,14 +127,19 @@ def build(corpus: Corpus, base: CorpusDir, params: Params, key: str) -> Track:
             out = source
             if language is not None:
                 documented = docs.find(source, language)
+                defined.update(d.name for d in documented.definitions)
                 out = docs.blanked(source, documented.blank)
                 if out != source:
                     blanked_files += 1
                     if not _same_spans(documented, out, language):
                         moved += 1
-                        dropped["file's spans moved when blanked"] += len(documented.docs)
+                        dropped[MOVED] += len(documented.docs)
                         documented = docs.Documented(documented.definitions, (), ())
+                lines = source.split(b"\n")
                 for doc in documented.docs:
+                    if not docs.documents_one(doc.definition, lines):
+                        dropped[GROUP_COMMENT] += 1
+                        continue
                     picked = candidate(rel, doc.definition, doc.raw, doc.style, dropped)
                     if picked is not None:
                         found.append(picked)
@@ -138,10 +156,10 @@ def build(corpus: Corpus, base: CorpusDir, params: Params, key: str) -> Track:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    chosen = choose(corpus.name, found, where.tree, params, dropped=dropped,
-                    h_as_cpp=corpus.spec.h_as_cpp, tier=tier(len(files)))
-    text = "".join(q.model_dump_json(exclude_none=True) + "\n" for q in chosen.queries)
-    where.queries.write_text(text)
+    chosen = choose(corpus.name, found, where.tree, params, dropped=dropped, defined=defined,
+                    files=files, h_as_cpp=corpus.spec.h_as_cpp, tier=tier(len(files)))
+    for path, queries in ((where.queries, chosen.queries), (named_path(where), chosen.named)):
+        path.write_text("".join(q.model_dump_json(exclude_none=True) + "\n" for q in queries))
     transform = {"name": TRANSFORM, "version": GENERATOR_VERSION, "files_blanked": blanked_files,
                  "files_with_moved_spans": moved}
     manifest = Manifest(corpus=f"{corpus.name}:{TRACK}", pin=f"{corpus.pin} + {TRANSFORM} "
@@ -153,7 +171,10 @@ def build(corpus: Corpus, base: CorpusDir, params: Params, key: str) -> Track:
     record = {"key": key, "track": TRACK, "generator_version": GENERATOR_VERSION,
               "params": params.as_dict(), "transform": transform,
               "candidates": chosen.candidates, "kept": len(chosen.queries),
-              "dropped": dict(sorted(chosen.dropped.items()))}
+              "named": len(chosen.named), "dropped": chosen.dropped_in_order(),
+              "name_overlap": dict(sorted(chosen.overlap.items())),
+              "found_elsewhere_in": dict(sorted(chosen.found_in.items())),
+              "prefixes": chosen.prefixes}
     tmp_record = where.record.with_name(".track.json.tmp")
     tmp_record.write_text(json.dumps(record, indent=2) + "\n")
     os.replace(tmp_record, where.record)

@@ -1,0 +1,137 @@
+"""How much of a definition's name a needle's query holds: the name-overlap rule.
+
+A needle whose query holds the words of its gold's name tests name matching,
+not retrieval: "an error HTTP status" finds `HTTPStatusError` by its name
+alone. So every needle carries its overlap, measured the same way on both
+sides:
+
+- words: an identifier is split on case changes, digits and underscores
+  (`_parse_header_links` -> parse, header, links; `HTTPStatusError` -> http,
+  status, error); the query is split the same way, so `ioprio_set()` in a
+  query counts as ioprio and set;
+- lower-cased and lightly stemmed (plural -s/-es/-ies, -ing, -ed, a final e:
+  parsed, parses, parsing and parse meet as "pars");
+- function words (the, of, is ...) are not content words on either side;
+- the corpus's common prefixes are not the name's words: a first word that
+  opens at least 5% of the corpus's multi-word names, and at least 20 of them
+  (`psutil_`, `redis`, `rb_`), says which project, not which definition;
+  common verbs (get, set, make ...) never count as prefixes.
+
+`own` is the share of the own name's content words found in the query, and
+its tag is `name:none` (0), `name:full` (all) or `name:partial`; the
+enclosing names (a method's class, a nested function's parents) are measured
+the same way as `scope:`. The headline needle track keeps `name:none` only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+def _wordlist(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Not content words: they name no definition.
+STOPWORDS = _wordlist("""
+a an the of to in on at by for from with without into onto as is are was were be been being
+it its this that these those and or not no nor if then else than so such can could may might
+must shall should will would do does did done has have had there their them they we you your
+our i me my he she his her via per all any each every some one two new""")
+
+#: First words that open many names in every codebase; never a corpus prefix.
+_NOT_PREFIXES = _wordlist("""
+get set is has make new to on create init add remove delete read write parse handle check
+build run load update find do can should test use reset with from as start stop open close
+print format apply compute find try visit emit resolve register""")
+
+PREFIX_SHARE = 0.05
+PREFIX_MIN_NAMES = 20
+
+_IDENT_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def stem(word: str) -> str:
+    """A light suffix-stripper: enough that parse/parsed/parses/parsing meet."""
+    if len(word) <= 3:
+        return word
+    for suffix, repl in (("sses", "ss"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
+                         ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith("ss"):
+                break
+            word = word[: len(word) - len(suffix)] + repl
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def split_words(text: str) -> list[str]:
+    """Every word of a text or identifier, lower-cased: `HTTPStatusError` -> http, status, error."""
+    return [p.lower() for p in _IDENT_PART.findall(text)]
+
+
+def content_stems(text: str) -> list[str]:
+    """The stems of the content words of a text or identifier, in order."""
+    return [stem(w) for w in split_words(text) if w not in STOPWORDS and not w.isdigit()]
+
+
+def common_prefixes(names: Iterable[str]) -> frozenset[str]:
+    """The corpus's namespace prefixes: first words opening many of its multi-word names."""
+    firsts: Counter[str] = Counter()
+    multi = 0
+    for name in names:
+        words = split_words(name)
+        if len(words) >= 2:
+            multi += 1
+            firsts[words[0]] += 1
+    return frozenset(w for w, n in firsts.items()
+                     if n >= PREFIX_MIN_NAMES and n >= PREFIX_SHARE * multi
+                     and w not in _NOT_PREFIXES and w not in STOPWORDS and not w.isdigit())
+
+
+def name_stems(name: str, prefixes: frozenset[str]) -> set[str]:
+    """A name's content stems without the corpus's common prefix (if it has more words)."""
+    words = [w for w in split_words(name) if w not in STOPWORDS and not w.isdigit()]
+    if len(words) >= 2 and words[0] in prefixes:
+        words = words[1:]
+    return {stem(w) for w in words}
+
+
+@dataclass(frozen=True)
+class Overlap:
+    own: float  # share of the own name's content stems found in the query, 0..1
+    scope: float | None  # the same over the enclosing names; None at the top level
+
+    @property
+    def tag(self) -> str:
+        return f"name:{_level(self.own)}"
+
+    @property
+    def tags(self) -> list[str]:
+        return [self.tag] + ([] if self.scope is None else [f"scope:{_level(self.scope)}"])
+
+    @property
+    def blind(self) -> bool:
+        return self.own == 0
+
+
+def _level(share: float) -> str:
+    return "none" if share == 0 else "full" if share >= 1 else "partial"
+
+
+def _share(words: set[str], query: set[str]) -> float:
+    return len(words & query) / len(words) if words else 0.0
+
+
+def measure(query: str, qualname: str, prefixes: frozenset[str]) -> Overlap:
+    """The overlap of a query with the name at the end of `qualname` and with its parents."""
+    said = set(content_stems(query))
+    parts = qualname.split(".")
+    own = _share(name_stems(parts[-1], prefixes), said)
+    enclosing: set[str] = set()
+    for part in parts[:-1]:
+        enclosing |= name_stems(part, prefixes)
+    return Overlap(round(own, 3), round(_share(enclosing, said), 3) if parts[:-1] else None)
