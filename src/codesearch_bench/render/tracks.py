@@ -60,6 +60,22 @@ def _count(value: object) -> int | None:
         else None
 
 
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _read(record: dict[str, object], key: str, problems: list[str]) -> int | None:
+    """record[key] as a count; what is wrong with it added to problems (`named` is
+    optional: only newer generators record it)."""
+    value = _count(record.get(key))
+    if value is None and key in record:
+        problems.append(f"track_info.{key} is {_shown(record[key])}, not a count")
+    elif value is None and key != "named":
+        problems.append(f"track_info.{key} is missing")
+    return value
+
+
 def needle_validity(result: ResultFile) -> list[Validity]:
     """Every track other than questions, in the result's order, with its counts; a count
     the record lacks or holds as something else is None, and named in `problems`."""
@@ -73,26 +89,18 @@ def needle_validity(result: ResultFile) -> list[Validity]:
             out.append(Validity(name, base_corpus(info), None, (), None, None,
                                 ("no generation record (track_info)",)))
             continue
-
-        def count(key: str, record: dict[str, object] = record,
-                  problems: list[str] = problems) -> int | None:
-            value = _count(record.get(key))
-            if value is None and key in record:
-                problems.append(f"track_info.{key} is {record[key]!r}, not a count")
-            elif value is None and key != "named":
-                problems.append(f"track_info.{key} is missing")
-            return value
-
-        generated, kept, named = count("candidates"), count("kept"), count("named")
+        generated, kept, named = (_read(record, key, problems)
+                                  for key in ("candidates", "kept", "named"))
         raw = record.get("dropped")
         dropped: list[tuple[str, int | None]] = []
         if isinstance(raw, dict):
             for reason, n in raw.items():
                 dropped.append((str(reason), _count(n)))
                 if _count(n) is None:
-                    problems.append(f"track_info.dropped[{reason!r}] is {n!r}, not a count")
+                    problems.append(f"track_info.dropped[{reason!r}] is {_shown(n)}, "
+                                    "not a count")
         elif raw is not None:
-            problems.append(f"track_info.dropped is {raw!r}, not a count per reason")
+            problems.append(f"track_info.dropped is {_shown(raw)}, not a count per reason")
         else:
             problems.append("track_info.dropped is missing")
         out.append(Validity(name, base_corpus(info), generated, tuple(dropped), named, kept,
