@@ -23,6 +23,7 @@ from .formats import (
     summaries,
     tier_letters,
 )
+from .tracks import tracks_markdown
 
 
 def _cell(text: str) -> str:
@@ -82,6 +83,7 @@ def render_markdown(result: ResultFile) -> str:
                            f"{detectable(c)} |")
             out.append("")
     out.extend(_summary(result))
+    out.extend(tracks_markdown(result))
     failures = result.failures
     if failures:
         out.append("Failed combinations (gaps, not zeros):\n")

@@ -10,6 +10,8 @@ Markdown-style pipe tables, which never wrap a number.
 
 from __future__ import annotations
 
+import textwrap
+
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -36,8 +38,9 @@ from .formats import (
     tier_letters,
     tokens,
 )
+from .tracks import TAU_NOTE, agreement_table, validity_lines
 
-_NUMERIC = {"file@10", "chunk@10", "MRR", "tok@10", "p50", "index", "MDD"}
+_NUMERIC = {"file@10", "chunk@10", "MRR", "tok@10", "p50", "index", "MDD", "τ file MRR"}
 PAIRED = ("metric", "A − B", "difference [95% CI]", "p (Holm)", "MDD", "n")
 
 
@@ -120,6 +123,7 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
             console.print(_rich(f"{corpus}: paired comparisons (Holm-corrected; * p < 0.05)",
                                 PAIRED, [_paired(c) for c in pairs]))
     _summary(console, result, plain=plain)
+    _tracks(console, result, plain=plain)
     _legend(console, result, wide=wide, plain=plain)
 
 
@@ -180,6 +184,35 @@ def _one_summary(console: Console, result: ResultFile, summary: Summary, *,
         console.print()
         console.print(_rich("corpora won, tied, lost (significant after Holm on each corpus)",
                             pair_head, pairs))
+
+
+def _tracks(console: Console, result: ResultFile, *, plain: bool) -> None:
+    """The generated tracks' validity and their agreement with the questions, in 80
+    columns whatever the terminal's width."""
+    width = min(80, console.width)
+    lines = validity_lines(result, width)
+    title, head, rows = agreement_table(result)
+    if not lines and not rows:
+        return
+    if plain:
+        blocks = ["\n".join(lines)] if lines else []
+        if rows:
+            blocks.append(f"{title}:\n\n{_pipe(head, rows)}")
+        console.print("\n\n".join(blocks) + "\n", markup=False, highlight=False,
+                      soft_wrap=True)
+    else:
+        console.print()
+        for line in lines:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        if rows:
+            # The title on its own line: a table's title wraps at the table's width.
+            console.print()
+            console.print(title, markup=False, highlight=False, soft_wrap=True)
+            console.print(_rich("", head, rows), width=width)
+    if rows:
+        for line in textwrap.wrap(TAU_NOTE, width=width):
+            console.print(line if plain else f"[dim]{escape(line)}[/]", markup=not plain,
+                          highlight=False, soft_wrap=True)
 
 
 def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) -> None:

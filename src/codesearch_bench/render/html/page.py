@@ -18,6 +18,7 @@ from .provenance import provenance
 from .queries import drill_data
 from .summary import summary_section
 from .tables import TRACKS, failures_block, headline_table, parse_problems
+from .tracks import SECTION, tracks_section
 
 READING = (
     "Intervals are 95% bootstrap intervals over the queries; on 30–50 queries they overlap "
@@ -100,7 +101,9 @@ def render_page(result: ResultFile) -> str:
         warnings.append(f"One shard ({result.shard}) of a comparison: merge the shards with "
                         "`bench report --merge` for the whole picture.")
     summary = summary_section(result)
+    generated = tracks_section(result)
     nav = tag("nav", tag("a", "across corpora", href="#summary") if summary else "",
+              tag("a", "needle tracks", href=f"#{SECTION}") if generated else "",
               *[tag("a", c, href=f"#corpus-{i}") for i, c in enumerate(corpora)],
               tag("a", "drill-down", href="#drill"), tag("a", "provenance", href="#provenance"))
     header = tag("header",
@@ -114,7 +117,7 @@ def render_page(result: ResultFile) -> str:
     sections = [_corpus_section(result, c, i, plots.get(c), plots_note)
                 for i, c in enumerate(corpora)]
     orphans = failures_block(result, None) if not corpora else esc("")
-    body = tag("main", header, reading, summary, *sections, orphans, _drill_section(),
+    body = tag("main", header, reading, summary, generated, *sections, orphans, _drill_section(),
                provenance(result))
     head = join([void("meta", charset="utf-8"),
                  void("meta", name="viewport", content="width=device-width, initial-scale=1"),
