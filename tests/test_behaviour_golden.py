@@ -52,7 +52,7 @@ _TIMING = {"latency_s", "wall_s", "p50_s", "p95_s", "peak_rss_bytes", "rss_metho
 _SILENT: list[object] = [None, [], {}, 0, "all", {"none": 4}, "questions", "ranked"]
 _ADDED = {"tree_changes", "unsolicited", "parse_problems", "split", "tags", "splits", "gold",
           "track", "corpus", "track_info", "summaries", "answer", "content_entered",
-          "content_threshold", "provenance", "grade", "dropped_records"}
+          "content_threshold", "provenance", "grade", "dropped_records", "coverage"}
 
 
 def _strip(value: Any) -> Any:

@@ -86,3 +86,21 @@ def test_a_split_the_result_lacks_is_an_error(capsys: pytest.CaptureFixture[str]
     golden = Path(__file__).resolve().parent / "golden" / "result-two-corpora.json"
     assert main(["report", str(golden), "--split", "dev"]) == 2
     assert "splits present" in capsys.readouterr().err
+
+
+def test_split_less_queries_are_said_left_out_and_a_split_with_none_names_the_fix(
+        tmp_path: Path, setup: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    toml, spec = setup
+    queries = [q if q["id"] == "q3" else {**q, "split": SPLITS[q["id"]][0]} for q in QUERIES]
+    (tmp_path / "mini.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    result = run(tmp_path, toml, spec, "--split", "test")
+    assert [q.id for q in result.rows[0].queries] == ["q2"]
+    assert "mini: 1 of 4 queries have no split and are left out by --split test" in " ".join(
+        capsys.readouterr().err.split())
+    (tmp_path / "mini.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    assert main(["compare", "--corpora-file", str(toml), "--work", str(tmp_path / "w"),
+                 "--engine", str(spec), "--split", "test"]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert "no query is in the test split; splits present: none" in err
+    assert 'give each query of the set "split": "dev" or "test"' in err
+    assert "or run without --split" in err

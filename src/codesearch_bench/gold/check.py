@@ -3,7 +3,9 @@
 Per corpus: files, tier, queries, gold resolved, lint problems (duplicate ids,
 leaked symbol names) and every failure with the nearest path or symbol as a
 suggestion; and the needle track, generated if it is not yet, with its gold
-resolved on the doc-blanked tree. `bench validate` shows these; any problem makes it exit non-zero.
+resolved on the doc-blanked tree. `bench validate` shows these; any problem makes it exit
+non-zero. Notes are said without failing: a corpus with no hand-written questions (run on
+its needle track only), questions without a split.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from ..corpus.config import Corpus
 from ..corpus.tree import Manifest
 from ..errors import BenchError
 from .needles import track as needles
-from .queries import lint, load_queries
+from .queries import lint
+from .questions import questions_of, unsplit
 from .sets import GoldReport, resolve_set
 
 
@@ -29,6 +32,8 @@ class CorpusCheck:
     lint: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     needles: GoldReport | None = None  # the needle track's gold on its doc-blanked tree
+    notes: list[str] = field(default_factory=list)  # said, never failed on
+    needles_only: bool = False  # no hand-written questions: run on the needle track only
 
     @property
     def ok(self) -> bool:
@@ -46,21 +51,31 @@ def check_corpus(corpus: Corpus, root: Path) -> CorpusCheck:
         return check
     where = setup.dirs(root, corpus)
     check.manifest = Manifest.read(where.manifest)
-    if corpus.queries_path is None:
-        check.errors.append("corpora.toml names no `queries` file for this corpus")
-        return check
     try:
-        qs = load_queries(corpus.queries_path)
+        questions = questions_of(corpus)
     except BenchError as exc:
         check.errors.append(exc.message)
         return check
-    check.queries = len(qs.queries)
-    check.lint = lint(qs)
-    check.report = resolve_set(corpus, where.tree, qs, where.gold)
+    qs = questions.query_set
+    if qs is None:
+        check.needles_only = True
+        check.notes.append(questions.note)
+    else:
+        check.queries = len(qs.queries)
+        check.lint = lint(qs)
+        if (warning := unsplit(qs)) is not None:
+            check.notes.append(warning)
+        check.report = resolve_set(corpus, where.tree, qs, where.gold)
     try:
         # Generated from the set-up tree on first use (seconds on the large corpora), kept.
         built = needles.prepare(corpus, where)
         check.needles = resolve_set(corpus, built.dirs.tree, built.query_set, built.dirs.gold)
     except BenchError as exc:
         check.errors.append(f"needle track: {exc.message}")
+        return check
+    if qs is None and not built.query_set.queries:
+        check.errors.append(
+            "nothing to run: no hand-written questions, and no documented definition survived "
+            f"the needle filters ({built.record.get('candidates', 0)} candidates); give the "
+            "corpus a `queries` file in corpora.toml")
     return check

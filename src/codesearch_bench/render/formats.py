@@ -29,6 +29,10 @@ FLAG_HELP = {
                   "number, a non-finite score, a path with a control character) and were "
                   "dropped; the query was scored on what was left: run `bench probe` on it "
                   "for the reasons, and fix the adapter",
+    "!! coverage": "the engine never returned a file of an extension that holds gold for "
+                   "5% of the queries or 3 (which, and for how many, is said with the row and "
+                   "in `coverage` in the JSON): the tool leaves such files out of its index, "
+                   "so its misses there are not ranking -- map the extension in the adapter",
     "!! empty": "every query was answered with no results at all: a wrong parse path, an "
                 "empty index or a dead tool, not a measurement",
     "*": "tokens priced by reading the reported lines from the corpus (text_from_corpus)",
@@ -172,3 +176,14 @@ def significant(c: ComparisonOut) -> bool:
 
 def flags_used(rows: list[Row]) -> list[str]:
     return sorted({f.split("=")[0] for r in rows for f in r.flags} & set(FLAG_HELP))
+
+
+def coverage_gaps(row: Row) -> str:
+    """`never returned a .tsx file, where 30 queries (12%) have gold`, each gap of a row."""
+    return "; ".join(f"never returned a {g.extension} file, where {g.queries} "
+                     f"quer{'y' if g.queries == 1 else 'ies'} ({_percent(g.share)}) have gold"
+                     for g in row.coverage)
+
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}" if share >= 0.01 else f"{share:.1%}"  # 3 of 1,000: 0.3%, not 0%

@@ -9,6 +9,7 @@ from ..results.statistics import Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,
+    coverage_gaps,
     delta,
     detectable,
     flags_used,
@@ -70,6 +71,8 @@ def render_markdown(result: ResultFile) -> str:
                 notes.append(f"tier: engines sharing a letter are not significantly different "
                              f"on {TIER_METRIC} (Holm-adjusted p ≥ 0.05).")
             notes += [f"`{flag}`: {FLAG_HELP[flag]}" for flag in used]
+            notes += [f"`!! coverage` {r.engine} (per_file {r.per_file}): {coverage_gaps(r)}"
+                      for r in rows if r.coverage]
             out.extend(f"- {n}" for n in notes)
             out.append("")
         comps = [c for c in result.comparisons if c.corpus == corpus]

@@ -52,15 +52,19 @@ def render_validate(console: Console, checks: list[CorpusCheck]) -> None:
     for c in checks:
         m = c.manifest
         gold = f"{c.report.resolved}/{c.report.total}" if c.report else "-"
+        queries = "none" if c.needles_only else str(c.queries)
         needles = f"{c.needles.resolved}/{c.needles.total}" if c.needles else "-"
         verdict = "[green]ok[/]" if c.ok else "[red]FAILED[/]"
         table.add_row(escape(c.name), str(m.files) if m else "-", m.tier if m else "-",
-                      str(c.queries), gold, str(len(c.lint)), needles, verdict)
+                      queries, gold, str(len(c.lint)), needles, verdict)
     console.print(table)
     for c in checks:
         problems = c.errors + c.lint + (c.report.failures if c.report else []) + (
             [f"needle track: {f}" for f in c.needles.failures] if c.needles else [])
         for p in problems:
             console.print(f"[red]✗[/] {escape(c.name)}: {escape(p)}", soft_wrap=True)
+    for c in checks:
+        for note in c.notes:
+            console.print(f"[yellow]![/] {escape(c.name)}: {escape(note)}", soft_wrap=True)
 
 

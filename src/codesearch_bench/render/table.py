@@ -23,6 +23,7 @@ from ..results.statistics import ComparisonOut, Summary
 from .formats import (
     FLAG_HELP,
     HEADLINE,
+    coverage_gaps,
     delta,
     flags_used,
     fmt,
@@ -249,6 +250,10 @@ def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) ->
                 console.print(f"!! parse: {r.engine} × {r.corpus}: {problem}", markup=False,
                               highlight=False, soft_wrap=True,
                               style=None if plain else "bold red")
+        if r.headline and r.coverage:
+            console.print(f"!! coverage: {r.engine} × {r.corpus}: {coverage_gaps(r)}",
+                          markup=False, highlight=False, soft_wrap=True,
+                          style=None if plain else "bold red")
     if result.failures:
         console.print("failed combinations (gaps, not zeros):" if plain else
                       "[bold red]failed combinations[/] (gaps, not zeros):", highlight=False)

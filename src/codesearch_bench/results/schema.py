@@ -14,7 +14,8 @@ Field reference (all times in seconds, all memory in bytes):
   `zero_miss`, the same with `chunk.` when chunk metrics are entered, and
   `tokens@k` (mean tokens shown in the top k slots).
 - `rows[].flags`: `!!`-level problems with the adapter (`no_spans`,
-  `depth`), `*` (priced from the corpus), `chunk_not_entered`,
+  `depth`, `coverage` with `rows[].coverage` behind it), `*` (priced from
+  the corpus), `chunk_not_entered`,
   `errors=N`, `outside=N`.
 - `rows[].queries[]`: per query: latency, error, raw hit count, results
   outside the tree, the top slots (path and chunk spans), gains, first gold
@@ -145,6 +146,13 @@ class SearchOut(_M):
 TokenColumn = Literal["text", "corpus", "none"]
 
 
+class CoverageGap(_M):
+    """A file extension the engine never returned on a row although gold lies in it."""
+    extension: str = Field(description="with its dot: `.tsx`")
+    queries: int = Field(description="the row's queries with a gold file of this extension")
+    share: float = Field(description="those queries as a share of the row's queries")
+
+
 class Row(_M):
     engine: str
     corpus: str
@@ -179,6 +187,9 @@ class Row(_M):
     content_threshold: int | None = Field(
         default=None, description="a content-graded row (flag content_graded): the "
         "partial_ratio an item needed to count as containing a gold span")
+    coverage: list[CoverageGap] = Field(default_factory=list, description="extensions "
+        "holding gold for 5% of the row's queries (or 3) of which the engine returned no file "
+        "on any query, in any slot (flag !! coverage): files the tool never indexes")
     answers_of: int | None = Field(
         default=None, description="the per_file pass whose answers this row re-grades at its "
         "own per_file: the engine's rendered command, env and stdin do not depend on per_file, "

@@ -28,6 +28,7 @@ from ..model import Span
 from ..processes.command import Measurement
 from ..results.schema import Failure, IndexOut, Row, SearchOut
 from ..results.spool import Spool, Spooled
+from ..scoring.coverage import Extensions
 from ..scoring.evaluate import evaluate, gold_models
 from ..scoring.rows import Pass, build_rows, quantile
 
@@ -253,7 +254,8 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     # Each query's gold as its outcomes store it, shared by its passes.
     gold_out = [gold_models(cell.gold.get(q.id, [])) for q in cell.queries]
     for per_file in passes:
-        run = Pass(per_file)
+        extensions = Extensions()
+        run = Pass(per_file, extensions=extensions)
         reuse = blind.get(per_file, False)
         if reuse:
             # The engine cannot see per_file: asking again would return the same answers.
@@ -276,6 +278,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
                               per_file=per_file, cutoffs=cell.cutoffs,
                               tree_files=cell.tree_files, gold_out=gold_out[i],
                               split=q.split, tags=q.tags)
+            extensions.add((g.path for g in gold_out[i]), (s.path for s in graded.slots))
             run.outcomes.append(graded.outcome if spool is None else spool.put(graded.outcome))
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
             if answer.error is None:

@@ -23,7 +23,8 @@ from ..corpus.tree import Manifest
 from ..engine.spec import LoadedSpec
 from ..errors import CorpusError, QueryError
 from ..gold.needles import track as needles
-from ..gold.queries import Query, QuerySet, load_queries
+from ..gold.queries import Query, QuerySet
+from ..gold.questions import questions_of
 from ..gold.sets import resolve_set
 from ..model import Span
 
@@ -68,6 +69,13 @@ class Plan:
 
 
 SPLITS = ("all", "dev", "test")
+_SPLIT_FIX = ('give each query of the set "split": "dev" or "test" (`bench validate` counts '
+              "those without), or run without --split")
+
+
+def unsplit(qs: QuerySet) -> int:
+    """Queries with no split: only `--split all` runs them."""
+    return sum(q.split is None for q in qs.queries)
 
 
 def pick(qs: QuerySet, split: str = "all", ids: list[str] | None = None,
@@ -81,7 +89,7 @@ def pick(qs: QuerySet, split: str = "all", ids: list[str] | None = None,
         if not chosen:
             present: list[str] = sorted({q.split for q in qs.queries if q.split}) or ["none"]
             raise QueryError(f"{qs.path}: no query is in the {split} split; splits present: "
-                             f"{', '.join(present)}")
+                             f"{', '.join(present)}", hint=_SPLIT_FIX if unsplit(qs) else "")
     if ids:
         known = {q.id for q in chosen}
         unknown = [i for i in ids if i not in known]
@@ -112,16 +120,24 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
     if track in (needles.TRACK, needles.NAMED):
         return replace(_needle_plan(corpus, base, limit, split, ids, stage, track),
                        content=content)
-    if corpus.queries_path is None:
-        raise CorpusError(f"corpus {corpus.name!r} has no query set in corpora.toml")
-    qs = load_queries(corpus.queries_path)
+    questions = questions_of(corpus)
+    qs = questions.query_set
+    if qs is None:
+        raise CorpusError(f"corpus {corpus.name!r} has no hand-written questions "
+                          f"({questions.none_because})",
+                          hint="run it on its needle track (--query-set needles, or all), or "
+                          "give it a `queries` file in corpora.toml")
     resolved = resolve_set(corpus, set_up.tree, qs, base.gold)
     if resolved.failures:
         raise QueryError(f"corpus {corpus.name!r}: {len(resolved.failures)} gold item(s) "
                          f"do not resolve (first: {resolved.failures[0]})",
                          hint=f"run `bench validate --corpus {corpus.name}`")
-    return Plan(corpus, set_up.manifest, set_up.tree, qs, pick(qs, split, ids, limit),
-                resolved.spans, dirs=base, content=content)
+    chosen = pick(qs, split, ids, limit)
+    if split != "all" and (left_out := unsplit(qs)):
+        stage(f"{corpus.name}: {left_out} of {len(qs.queries)} queries have no split and are "
+              f"left out by --split {split}")
+    return Plan(corpus, set_up.manifest, set_up.tree, qs, chosen, resolved.spans, dirs=base,
+                content=content)
 
 
 def _needle_plan(corpus: Corpus, base: CorpusDir, limit: int | None, split: str,

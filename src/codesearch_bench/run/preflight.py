@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import workdir
-from ..corpus.config import load_corpora, select
+from ..corpus.config import Corpus, load_corpora, select
 from ..engine.driver import missing_executable
 from ..engine.spec import LoadedSpec, load_spec
 from ..errors import STAGE_ERRORS, BenchError, CorpusError, QueryError, SpecError, UsageError
 from ..gold.needles.track import NAMED
 from ..gold.queries import lint
+from ..gold.questions import questions_of
 from ..results.schema import Failure
 from .options import CompareOptions, Events
 from .plan import QUESTIONS, Plan, prepare
@@ -58,6 +59,9 @@ def plan_corpora(opts: CompareOptions, events: Events, failures: list[Failure],
     for corpus in selected:
         for track in opts.tracks:
             unit = corpus.name if track == QUESTIONS else f"{corpus.name}:{track}"
+            if track == QUESTIONS and len(opts.tracks) > 1 and (note := _needles_only(corpus)):
+                events.stage(f"{corpus.name}: {note}")
+                continue
             try:
                 plans.append(prepare(corpus, opts.corpora_root, limit=opts.limit,
                                      split=opts.split, ids=opts.queries, track=track,
@@ -76,6 +80,19 @@ def plan_corpora(opts: CompareOptions, events: Events, failures: list[Failure],
                          + (f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""),
                          hint="run `bench validate` and fix the query set")
     return plans
+
+
+def _needles_only(corpus: Corpus) -> str | None:
+    """What to say of a corpus with no hand-written questions, whose needle track is asked
+    for as well: it is run on that alone. None when it has questions (or a query set that
+    cannot be read, which `prepare` reports)."""
+    try:
+        questions = questions_of(corpus)
+    except BenchError:
+        return None
+    if questions.query_set is not None:
+        return None
+    return f"no hand-written questions ({questions.none_because}): run on its needle track only"
 
 
 def stop_before_running(failures: list[Failure]) -> None:

@@ -14,9 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.spec import LoadedSpec
-from ..results.schema import Estimate, IndexOut, QueryOutcome, Row, SearchOut, TokenColumn
+from ..results.schema import (
+    CoverageGap,
+    Estimate,
+    IndexOut,
+    QueryOutcome,
+    Row,
+    SearchOut,
+    TokenColumn,
+)
 from ..results.statistics import ComparisonOut
-from . import analysis, stats, values
+from . import analysis, coverage, stats, values
+from .coverage import Extensions
 
 
 @dataclass
@@ -27,7 +36,9 @@ class Pass:
     first query's); None when it was not recorded, and then a row other than
     the headline records none rather than another pass's. `answers_of` is the
     pass whose answers this one re-graded at its own per_file, because the
-    engine's command did not depend on per_file.
+    engine's command did not depend on per_file. `extensions` is what its answers
+    and gold held by file extension, tallied as the cell asked (its outcomes may be
+    held slim); None: tallied from `outcomes`, which are whole.
     """
 
     per_file: int
@@ -35,6 +46,7 @@ class Pass:
     latencies: list[float] = field(default_factory=list)
     command: list[str] | None = None
     answers_of: int | None = None
+    extensions: Extensions | None = None
 
 
 def quantile(values: list[float], q: float) -> float | None:
@@ -53,19 +65,27 @@ def build_rows(loaded: LoadedSpec, corpus: str, tree: Path, cutoffs: tuple[int, 
                                  "text" if spec.tokens else "none")
     rows = []
     for i, run in enumerate(passes):
+        gaps = _coverage(loaded, run)
         rows.append(Row(
             engine=loaded.name, corpus=corpus, per_file=run.per_file, headline=i == 0,
             tree=str(tree), k=list(cutoffs), n=max(cutoffs) * spec.candidates,
             spans=spec.spans, token_column=token_column, index=index,
             search=_search_of(search, run, headline=i == 0),
             metrics=_aggregate(run, cutoffs, token_column != "none"),
-            flags=_flags(loaded, run, token_column, search), errors=sum(o.error is not None
-                                                                for o in run.outcomes),
+            flags=_flags(loaded, run, token_column, search, gaps),
+            errors=sum(o.error is not None for o in run.outcomes), coverage=gaps,
             queries=run.outcomes,
             content_threshold=spec.content_threshold if spec.answer != "ranked" else None,
             answers_of=run.answers_of,
         ))
     return rows
+
+
+def _coverage(loaded: LoadedSpec, run: Pass) -> list[CoverageGap]:
+    if loaded.spec.answer != "ranked":
+        return []  # a text answer names no files
+    seen = run.extensions if run.extensions is not None else coverage.tally(run.outcomes)
+    return seen.gaps()
 
 
 def _search_of(search: SearchOut, run: Pass, *, headline: bool) -> SearchOut:
@@ -113,7 +133,8 @@ def estimate(sample: list[float]) -> Estimate:
     return Estimate(mean=float(mean), lo=float(lo), hi=float(hi), n=len(sample))
 
 
-def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) -> list[str]:
+def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut,
+           gaps: list[CoverageGap]) -> list[str]:
     spec = loaded.spec
     flags = []
     if search.unsolicited:
@@ -130,6 +151,8 @@ def _flags(loaded: LoadedSpec, run: Pass, token_column: str, search: SearchOut) 
     line_zero = sum(o.line_zero for o in answered)
     if line_zero:
         flags.append(f"!! line_base={line_zero}")
+    if gaps:
+        flags.append("!! coverage")
     if token_column == "corpus":
         flags.append("*")
     if spec.answer != "ranked":

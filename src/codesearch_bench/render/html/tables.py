@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ...protocol import CHUNK_RECALL, TIER_METRICS
 from ...results.schema import Estimate, ResultFile, Row
-from ..formats import FLAG_HELP, fmt, index_cells, rows_of, secs, tokens
+from ..formats import FLAG_HELP, coverage_gaps, fmt, index_cells, rows_of, secs, tokens
 from . import tiers as tiering
 from .markup import Markup, esc, join, tag
 
@@ -164,4 +164,6 @@ def parse_problems(rows: list[Row]) -> Markup:
              for r in rows for p in r.parse_problems]
     items += [tag("li", f"{r.engine} per_file={r.per_file}: tree modified: {change}")
               for r in rows for change in r.tree_changes[:10]]
+    items += [tag("li", f"{r.engine} per_file={r.per_file}: !! coverage: {coverage_gaps(r)}")
+              for r in rows if r.coverage]
     return tag("ul", *items, class_="problems") if items else esc("")
