@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 from collections import Counter
 from pathlib import Path
@@ -167,9 +168,8 @@ _VOCAB = ("ledger", "harbor", "crate", "lantern", "meadow", "furnace", "cobalt",
 
 def _doc(n: int) -> str:
     """A sentence of its own for needle n: no two share enough to be near-duplicates."""
-    words = [_VOCAB[(n * k + k * k + n // 5) % len(_VOCAB)] for k in range(1, 7)]
-    return (f"Each parcel {words[0]} {words[1]} turns every {words[2]} into {words[3]} "
-            f"for the {words[4]} {words[5]} batch.")
+    words = random.Random(n).sample(_VOCAB, 7)
+    return f"Each parcel {' '.join(words[:3])} turns {' '.join(words[3:])} here."
 
 
 def _project(base: Path, files: int = 12) -> Path:

@@ -8,7 +8,7 @@ put side by side. This module imports nothing: every stage may name these.
 
 from __future__ import annotations
 
-PROTOCOL_VERSION = "4"
+PROTOCOL_VERSION = "5"
 
 #: the cutoff every headline number is read at (hit, recall, tokens shown)
 HEADLINE_CUTOFF = 10
