@@ -36,14 +36,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..grammars import Definition, GoldError
-from ..queries import GoldRef, Query
+from ..queries import GoldRef, Query, leaks
 from ..resolve import resolve
 from . import elsewhere, names, near
 from . import summary as sm
 
 TOO_SHORT = "summary too short (words of prose)"
 OVERLONG = "first sentence over 300 characters"
-REFERENCE = "a reference, not a description"
+REFERENCE = "a reference or a fragment, not a description"
 BOILERPLATE = "boilerplate summary"
 UNBALANCED = "brackets left open (runs into an example)"
 MOVED = "file's spans moved when blanked"
@@ -148,6 +148,8 @@ def choose(corpus: str, found: list[Candidate], tree: Path, params: Params, *,
     named: list[tuple[Candidate, names.Overlap]] = []
     for c in valid:
         overlap = names.measure(c.query, c.definition.qualname, prefixes)
+        if overlap.blind and leaks(c.query, c.definition.qualname) is not None:
+            overlap = replace(overlap, own=1.0)  # the query-set lint's rule holds everywhere
         out.overlap[overlap.tag] += 1
         (blind if overlap.blind else named).append((c, overlap))
     cap = params.cap(tier)

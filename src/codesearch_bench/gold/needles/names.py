@@ -11,7 +11,13 @@ sides:
   query counts as ioprio and set;
 - lower-cased and lightly stemmed (plural -s/-es/-ies, -ing, -ed, a final e:
   parsed, parses, parsing and parse meet as "pars");
-- function words (the, of, is ...) are not content words on either side;
+- function words (the, of, is ...) are not content words of a name, unless
+  the name has no other (`any`, `forEach`);
+- a name word also counts when it and a query word start alike for four
+  letters or more (config/"configuration", optimize/"optimization") or it
+  stands inside one (case in "lowercase"); the whole name counts however the
+  query splits it (`modkey` in "modKey", `FileName` in "file name"), and a
+  one-word name holding a query word counts (`fromfile` and "file");
 - the corpus's common prefixes are not the name's words: a first word that
   opens at least 5% of the corpus's multi-word names, and at least 20 of them
   (`psutil_`, `redis`, `rb_`), says which project, not which definition;
@@ -55,7 +61,7 @@ _IDENT_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def stem(word: str) -> str:
-    """A light suffix-stripper: enough that parse/parsed/parses/parsing meet."""
+    """A light suffix-stripper: enough that parse/parsed/parses/parsing and skip/skipped meet."""
     if len(word) <= 3:
         return word
     for suffix, repl in (("sses", "ss"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""),
@@ -64,6 +70,9 @@ def stem(word: str) -> str:
             if suffix == "s" and word.endswith("ss"):
                 break
             word = word[: len(word) - len(suffix)] + repl
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and \
+                    word[-1] not in "lsz":
+                word = word[:-1]  # skipped -> skipp -> skip
             break
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
@@ -92,12 +101,62 @@ def common_prefixes(names: Iterable[str]) -> frozenset[str]:
                      and w not in _NOT_PREFIXES and w not in STOPWORDS and not w.isdigit())
 
 
-def name_stems(name: str, prefixes: frozenset[str]) -> set[str]:
-    """A name's content stems without the corpus's common prefix (if it has more words)."""
-    words = [w for w in split_words(name) if w not in STOPWORDS and not w.isdigit()]
-    if len(words) >= 2 and words[0] in prefixes:
-        words = words[1:]
-    return {stem(w) for w in words}
+def name_words(name: str, prefixes: frozenset[str]) -> set[str]:
+    """A name's content words without the corpus's common prefix (if it has more words).
+
+    A name made of function words alone (`any`, `forEach`) keeps them: they are its name."""
+    words = [w for w in split_words(name) if not w.isdigit()]
+    content = [w for w in words if w not in STOPWORDS] or words
+    if len(content) >= 2 and content[0] in prefixes:
+        content = content[1:]
+    return set(content)
+
+
+def _found(name_word: str, said: set[str]) -> bool:
+    """A name word in the query (`said`: its words and their stems), by stem or by shape: one
+    starts the other with four letters or more (config/configuration, optimize/optimization,
+    wrap/wrapper), or a name word of four letters or more stands inside a query word (case
+    in "lowercase")."""
+    if stem(name_word) in said:
+        return True
+    for w in said:
+        for n in (name_word, stem(name_word)):
+            shared = _shared_start(n, w)
+            if shared >= 4 and shared >= 0.8 * min(len(n), len(w)):
+                return True
+        if len(name_word) >= 4 and name_word in w:
+            return True
+    return False
+
+
+def _shared_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _inside(name: str, query: str) -> bool:
+    """A one-word name (`fromfile`, `slowlog`) holding a content word of the query."""
+    words = split_words(name)
+    if len(words) != 1 or len(words[0]) < 6:
+        return False
+    return any(len(w) >= 4 and w in words[0]
+               for w in split_words(query) if w not in STOPWORDS)
+
+
+def _whole(name: str, query: str) -> bool:
+    """The name as one word in the query, however split: `modkey` in "modKey", `FileName` in
+    "filename" or "file name"."""
+    joined = "".join(split_words(name))
+    if len(joined) < 4:
+        return False
+    said = split_words(query)
+    return any("".join(said[i:i + n]) == joined for n in (1, 2, 3, 4)
+               for i in range(len(said) - n + 1)) or \
+        joined in {t.lower().replace("_", "") for t in re.findall(r"\w+", query)}
 
 
 @dataclass(frozen=True)
@@ -123,15 +182,17 @@ def _level(share: float) -> str:
 
 
 def _share(words: set[str], query: set[str]) -> float:
-    return len(words & query) / len(words) if words else 0.0
+    return sum(_found(w, query) for w in words) / len(words) if words else 0.0
 
 
 def measure(query: str, qualname: str, prefixes: frozenset[str]) -> Overlap:
     """The overlap of a query with the name at the end of `qualname` and with its parents."""
-    said = set(content_stems(query))
+    raw = [w for w in split_words(query) if not w.isdigit()]
+    said = set(raw) | {stem(w) for w in raw}
     parts = qualname.split(".")
-    own = _share(name_stems(parts[-1], prefixes), said)
+    own = 1.0 if _whole(parts[-1], query) or _inside(parts[-1], query) else \
+        _share(name_words(parts[-1], prefixes), said)
     enclosing: set[str] = set()
     for part in parts[:-1]:
-        enclosing |= name_stems(part, prefixes)
+        enclosing |= name_words(part, prefixes)
     return Overlap(round(own, 3), round(_share(enclosing, said), 3) if parts[:-1] else None)
