@@ -5,7 +5,8 @@ leaked symbol names) and every failure with the nearest path or symbol as a
 suggestion; and the needle track, generated if it is not yet, with its gold
 resolved on the doc-blanked tree. `bench validate` shows these; any problem makes it exit
 non-zero. Notes are said without failing: a corpus with no hand-written questions (run on
-its needle track only), questions without a split.
+its needle track only), questions without a split, include globs that take documentation
+files (engines search them; needles whose words they repeat are dropped).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 
 from ..corpus import setup
 from ..corpus.config import Corpus
-from ..corpus.tree import Manifest
+from ..corpus.tree import Manifest, tree_files
 from ..errors import BenchError
 from .needles import track as needles
+from .needles.elsewhere import is_documentation
 from .queries import lint
 from .questions import questions_of, unsplit
 from .sets import GoldReport, resolve_set
@@ -73,9 +75,24 @@ def check_corpus(corpus: Corpus, root: Path) -> CorpusCheck:
     except BenchError as exc:
         check.errors.append(f"needle track: {exc.message}")
         return check
+    if (note := documentation_note(where.tree, built.record)) is not None:
+        check.notes.append(note)
     if qs is None and not built.query_set.queries:
         check.errors.append(
             "nothing to run: no hand-written questions, and no documented definition survived "
             f"the needle filters ({built.record.get('candidates', 0)} candidates); give the "
             "corpus a `queries` file in corpora.toml")
     return check
+
+
+def documentation_note(tree: Path, record: dict[str, object]) -> str | None:
+    """Say when the tree engines search holds documentation files (docs/, README, *.rst)."""
+    found = [rel for rel in tree_files(tree) if is_documentation(rel)]
+    if not found:
+        return None
+    caught = record.get("found_elsewhere_in")
+    in_docs = caught.get("documentation", 0) if isinstance(caught, dict) else 0
+    shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return (f"the include globs take {len(found)} documentation file(s) ({shown}): engines "
+            f"search them, and the needle track dropped {in_docs} needle(s) whose words they "
+            "repeat; leave them out with `exclude` in corpora.toml if they are not code")
