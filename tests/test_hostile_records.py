@@ -244,8 +244,12 @@ def test_compare_says_why_it_rebuilds_and_the_needles_follow_the_edit(tmp_path: 
         assert not outcome.failures, outcome.failures
         return outcome.result, said
 
+    # A needle that survives the name-blind rule, so the track has one before the edit.
+    (tmp_path / "mini-proj" / "pkg" / "ledger.py").write_text(
+        'def tally(orders):\n    """Adds up every pending order of the day and reports the '
+        'grand sum."""\n    return sum(orders)\n')
     one, _ = run("one")
-    doc = "Count how many terminal columns a piece of text takes when it is printed."
+    doc = "Count how many terminal cells a piece of text takes when it is printed."
     (tmp_path / "mini-proj" / "pkg" / "extra.py").write_text(
         f'def columns(text):\n    """{doc}"""\n    return len(text)\n')
     two, said = run("two")
@@ -254,7 +258,7 @@ def test_compare_says_why_it_rebuilds_and_the_needles_follow_the_edit(tmp_path: 
     assert one.corpora["mini:needles"].identity != two.corpora["mini:needles"].identity
     # The needle variant is made again from the edited tree, not kept from the old copy.
     before, after = one.corpora["mini:needles"], two.corpora["mini:needles"]
-    assert (before.files, after.files) == (3, 4)
+    assert (before.files, after.files) == (4, 5)
     assert (Path(after.tree) / "pkg" / "extra.py").is_file()
 
 
