@@ -16,8 +16,11 @@ sides:
 - a name word also counts when it and a query word start alike for four
   letters or more (config/"configuration", optimize/"optimization") or it
   stands inside one (case in "lowercase"); the whole name counts however the
-  query splits it (`modkey` in "modKey", `FileName` in "file name"), and a
-  one-word name holding a query word counts (`fromfile` and "file");
+  query splits it (`modkey` in "modKey", `FileName` in "file name"), two name
+  words joined in one query word count ("bigint" for `PseudoBigInt`), as do
+  two query words joined into a name word ("E Tag" for `etag`, an acronym's
+  plural is one word: "CPUs"), and a one-word name holding a query word of
+  three letters or more counts (`fromfile`/"file", `naturalday`/"day");
 - the corpus's common prefixes are not the name's words: a first word that
   opens at least 5% of the corpus's multi-word names, and at least 20 of them
   (`psutil_`, `redis`, `rb_`), says which project, not which definition;
@@ -31,6 +34,7 @@ the same way as `scope:`. The headline needle track keeps `name:none` only.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -57,7 +61,8 @@ print format apply compute find try visit emit resolve register""")
 PREFIX_SHARE = 0.05
 PREFIX_MIN_NAMES = 20
 
-_IDENT_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# An acronym's plural ("CPUs", "IDs") is one word, not "cp" + "us".
+_IDENT_PART = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def stem(word: str) -> str:
@@ -139,12 +144,13 @@ def _shared_start(a: str, b: str) -> int:
 
 
 def _inside(name: str, query: str) -> bool:
-    """A one-word name (`fromfile`, `slowlog`) holding a content word of the query."""
+    """A one-word name (`fromfile`, `naturalday`, `regassign`) holding a content word of the
+    query, or its stem, of three letters or more ("file", "day", "assigned")."""
     words = split_words(name)
     if len(words) != 1 or len(words[0]) < 6:
         return False
-    return any(len(w) >= 4 and w in words[0]
-               for w in split_words(query) if w not in STOPWORDS)
+    said = [w for w in split_words(query) if w not in STOPWORDS and not w.isdigit()]
+    return any(len(form) >= 3 and form in words[0] for w in said for form in (w, stem(w)))
 
 
 def _whole(name: str, query: str) -> bool:
@@ -181,17 +187,30 @@ def _level(share: float) -> str:
     return "none" if share == 0 else "full" if share >= 1 else "partial"
 
 
-def _share(words: set[str], query: set[str]) -> float:
-    return sum(_found(w, query) for w in words) / len(words) if words else 0.0
+def _share(words: set[str], query: set[str], joined: frozenset[str] = frozenset()) -> float:
+    return sum(w in joined or _found(w, query) for w in words) / len(words) if words else 0.0
+
+
+def _said(query: str) -> set[str]:
+    """The query's words, their stems, and each two neighbours joined ("E Tag" -> etag)."""
+    raw = [w for w in split_words(query) if not w.isdigit()]
+    return set(raw) | {stem(w) for w in raw} | {a + b for a, b in itertools.pairwise(raw)}
+
+
+def _joined(name: str, said: set[str]) -> set[str]:
+    """Name words that two of them joined stand for in the query ("bigint": big, int)."""
+    words = split_words(name)
+    return {w for a, b in itertools.pairwise(words)
+            for w in (a, b) if a + b in said or stem(a + b) in said}
 
 
 def measure(query: str, qualname: str, prefixes: frozenset[str]) -> Overlap:
     """The overlap of a query with the name at the end of `qualname` and with its parents."""
-    raw = [w for w in split_words(query) if not w.isdigit()]
-    said = set(raw) | {stem(w) for w in raw}
+    said = _said(query)
     parts = qualname.split(".")
+    own_words = name_words(parts[-1], prefixes)
     own = 1.0 if _whole(parts[-1], query) or _inside(parts[-1], query) else \
-        _share(name_words(parts[-1], prefixes), said)
+        _share(own_words, said, frozenset(_joined(parts[-1], said)))
     enclosing: set[str] = set()
     for part in parts[:-1]:
         enclosing |= name_words(part, prefixes)
