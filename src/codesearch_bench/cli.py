@@ -90,7 +90,7 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--corpus", default=None,
                    help="NAME[,NAME...] or all (default: the suite's corpora)")
     p.add_argument("--suite", default="quick", metavar="quick|full|DIR",
-                   help="quick (default): the default corpora, hand-written questions; full: "
+                   help="quick (default): the default corpora, questions and needles; full: "
                    "every corpus, questions and needles; DIR: a suite `bench import` wrote "
                    "(its corpora.toml, every corpus)")
     p.add_argument("--query-set", choices=["questions", "needles", "needles-named", "all"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..protocol import FILE_MRR, TIER_METRIC
 from ..results.schema import ResultFile, Row
 from ..results.statistics import Summary
+from ..scoring.verdict import sentences, verdict
 from .formats import (
     FLAG_HELP,
     HEADLINE,
@@ -87,6 +88,11 @@ def render_markdown(result: ResultFile) -> str:
             out.append("")
     out.extend(_summary(result))
     out.extend(tracks_markdown(result))
+    said = sentences(verdict(result))
+    if said:
+        out.append("**Verdict** (significant after Holm on each corpus):\n")
+        out.extend(f"- {_cell(line)}" for line in said)
+        out.append("")
     failures = result.failures
     if failures:
         out.append("Failed combinations (gaps, not zeros):\n")

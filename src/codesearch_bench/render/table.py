@@ -20,6 +20,7 @@ from rich.table import Table
 from ..protocol import FILE_MRR, SUMMARY_METRICS, TIER_METRIC
 from ..results.schema import ResultFile, Row
 from ..results.statistics import ComparisonOut, Summary
+from ..scoring.verdict import sentences, verdict
 from .formats import (
     FLAG_HELP,
     HEADLINE,
@@ -125,6 +126,7 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
                                 PAIRED, [_paired(c) for c in pairs]))
     _summary(console, result, plain=plain)
     _tracks(console, result, plain=plain)
+    _verdict(console, result, plain=plain)
     _legend(console, result, wide=wide, plain=plain)
 
 
@@ -214,6 +216,22 @@ def _tracks(console: Console, result: ResultFile, *, plain: bool) -> None:
         for line in textwrap.wrap(TAU_NOTE, width=width):
             console.print(line if plain else f"[dim]{escape(line)}[/]", markup=not plain,
                           highlight=False, soft_wrap=True)
+
+
+def _verdict(console: Console, result: ResultFile, *, plain: bool) -> None:
+    """The verdict in words, in 80 columns whatever the terminal's width."""
+    lines = sentences(verdict(result))
+    if not lines:
+        return
+    width = min(80, console.width)
+    console.print()
+    console.print("verdict (significant after Holm on each corpus):" if plain else
+                  "[bold]verdict[/] (significant after Holm on each corpus):",
+                  markup=not plain, highlight=False)
+    for line in lines:
+        for i, piece in enumerate(textwrap.wrap(line, width=width - 2)):
+            console.print(("- " if i == 0 else "  ") + piece, markup=False, highlight=False,
+                          soft_wrap=True)
 
 
 def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) -> None:

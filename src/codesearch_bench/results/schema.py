@@ -34,16 +34,18 @@ import gzip
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..errors import Stage, UsageError
 from . import upgrade, write
-from .statistics import ComparisonOut, Summary, TierGroup
+from .inputs import CorpusOut, EngineOut, Gap
+from .statistics import ComparisonOut, Summary, TierGroup, Twin
 from .upgrade import SCHEMA_VERSION
 
-__all__ = ["SCHEMA_VERSION"]  # re-exported: the version is named in upgrade.py
+# Re-exported: the version is named in upgrade.py; the inputs' models live in inputs.py.
+__all__ = ["SCHEMA_VERSION", "CorpusOut", "EngineOut", "Gap"]
 
 
 class _M(BaseModel):
@@ -204,49 +206,6 @@ class Failure(_M):
     stderr_tail: str | None = None
 
 
-class Gap(_M):
-    engine: str
-    corpus: str
-    reason: str = Field(description="why there is no row: the engine does not cover it")
-
-
-class CorpusOut(_M):
-    name: str
-    pin: str
-    identity: str
-    tree: str
-    files: int
-    tier: str
-    languages: dict[str, int]
-    queries: int
-    query_set: str
-    query_set_sha256: str
-    splits: dict[str, int] = Field(default_factory=dict, description="the queries run, by "
-                                   "split (dev, test, none)")
-    track: str = Field(default="questions", description="questions (hand-written) or needles "
-                       "(generated from doc comments, searched in a doc-blanked tree)")
-    corpus: str | None = Field(default=None, description="the corpus this track is of (name "
-                               "is `corpus:track` for a track other than questions)")
-    provenance: dict[str, Any] | None = Field(
-        default=None, description="an imported suite's provenance from corpora.toml: dataset, "
-        "revision, source files' sha256, rows kept and dropped with reasons, license")
-    track_info: dict[str, Any] | None = Field(
-        default=None, description="how a generated track was made: generator version and "
-        "parameters, the transform, candidates kept and dropped by reason")
-    content: str | None = Field(
-        default=None, description="a `path` corpus: the content identity of its folder as "
-        "setup copied it (file paths, sizes and content hashes); None for a pinned source")
-
-
-class EngineOut(_M):
-    name: str
-    spec_file: str
-    spec_sha256: str
-    version: str | None
-    mode: str
-    requires: str | None
-
-
 class ResultFile(_M):
     schema_version: int = SCHEMA_VERSION
     protocol_version: str
@@ -279,6 +238,10 @@ class ResultFile(_M):
     summaries: list[Summary] = Field(
         default_factory=list, description="one summary per track with two or more corpora; "
         "tracks are never pooled")
+    twins: list[Twin] = Field(
+        default_factory=list, description="engines whose per-query scores equal another's on "
+        "every paired metric of a corpus: one engine for quality, left out of its paired "
+        "tests and tiers (their Holm family) and named here")
 
     #: the version the file was written in, when older than SCHEMA_VERSION (the model
     #: itself is always upgraded to the current shape)

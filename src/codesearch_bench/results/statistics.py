@@ -97,3 +97,11 @@ class Summary(_M):
     macro: list[MacroMean]
     pairs: list[PairRecord]
     track: str = Field(default="questions", description="the track these corpora's rows are of")
+
+
+class Twin(_M):
+    corpus: str
+    per_file: int
+    engine: str = Field(description="the engine left out of the paired tests and tiers")
+    twin_of: str = Field(description="the engine it equals on every query and paired metric, "
+                         "compared in its place")

@@ -239,6 +239,7 @@ class Comparison:
             tiers=stats.tiers,
             summary=stats.summary,
             summaries=stats.summaries,
+            twins=stats.twins,
             gaps=[Gap(engine=e, corpus=c, reason=why) for e, c, why in gaps(self.plans,
                                                                             self.specs)],
             failures=failures,

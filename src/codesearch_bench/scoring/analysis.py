@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..protocol import PAIRED_METRICS
 from ..results.schema import QueryOutcome, Row
-from ..results.statistics import ComparisonOut, MacroMean, PairRecord, Summary, TierEntry, TierGroup
+from ..results.statistics import (
+    ComparisonOut,
+    MacroMean,
+    PairRecord,
+    Summary,
+    TierEntry,
+    TierGroup,
+    Twin,
+)
 from . import paired, summary, tiers, values
 
 
@@ -28,11 +36,12 @@ class Statistics:
     tiers: list[TierGroup]
     summary: Summary | None
     summaries: list[Summary]
+    twins: list[Twin] = field(default_factory=list)
 
     def as_update(self) -> dict[str, object]:
         """For `ResultFile.model_copy(update=...)`."""
         return {"comparisons": self.comparisons, "tiers": self.tiers, "summary": self.summary,
-                "summaries": self.summaries}
+                "summaries": self.summaries, "twins": self.twins}
 
 
 def headline_groups(rows: list[Row], order: list[str] | None = None
@@ -85,6 +94,31 @@ def group_comparisons(group: list[Row], *, queries: Collection[str] | None = Non
                        failed_either=c.failed_either, differing=c.differing, exact=c.exact,
                        mdd=c.mdd, mdd_alpha=c.mdd_alpha, group=group_label)
             for c in paired.compare_pairs(scores, kinds, failed=failed)]
+
+
+def split_twins(group: list[Row]) -> tuple[list[Row], list[Twin]]:
+    """The group without its twins, and the twins: an engine whose every query scores the
+    same as an earlier engine's on every paired metric (failures alike) is that engine
+    again -- a persistent and a one-shot form of one ranking -- and pairing it would only
+    spend the Holm family's level on differences of zero."""
+    kinds = [m for m in PAIRED_METRICS if all(m in r.metrics for r in group)]
+    aligned = _aligned(group, None)
+    kept: list[tuple[Row, list[tuple[object, ...]]]] = []
+    twins: list[Twin] = []
+    for row, outs in zip(group, aligned, strict=True):
+        marks = [(o is not None and o.error is not None,
+                  *(_mark(_value(m, o)) for m in kinds)) for o in outs]
+        twin = next((r for r, seen in kept if seen == marks), None)
+        if twin is None or not kinds:
+            kept.append((row, marks))
+        else:
+            twins.append(Twin(corpus=row.corpus, per_file=row.per_file, engine=row.engine,
+                              twin_of=twin.engine))
+    return [r for r, _ in kept], twins
+
+
+def _mark(x: float) -> float | None:
+    return None if math.isnan(x) else round(x, 12)
 
 
 def _finite(x: float) -> float | None:
@@ -176,7 +210,12 @@ def statistics(rows: list[Row], order: list[str] | None = None, *,
     """The comparisons, tiers and summary of these rows (all queries, or the kept ones)."""
     comparisons: list[ComparisonOut] = []
     tier_groups: list[TierGroup] = []
-    for group in headline_groups(rows, order).values():
+    twins: list[Twin] = []
+    for whole in headline_groups(rows, order).values():
+        # Twins by their whole rows: on a split or a tag, engines that differ overall are
+        # still two engines, however alike they are there.
+        group, alike = split_twins(whole)
+        twins += alike
         found = group_comparisons(group, queries=queries, group_label=group_label)
         comparisons += found
         tier_groups += group_tiers(group, found, queries=queries, group_label=group_label)
@@ -191,4 +230,4 @@ def statistics(rows: list[Row], order: list[str] | None = None, *,
             summaries.append(found_summary.model_copy(update={"track": track}))
     main = next((s for s in summaries if s.track == "questions"), None) or \
         (summaries[0] if len(summaries) == 1 else None)
-    return Statistics(comparisons, tier_groups, main, summaries)
+    return Statistics(comparisons, tier_groups, main, summaries, twins)

@@ -9,6 +9,7 @@ tables are plain HTML, readable with scripts off, and the drill-down needs the s
 from __future__ import annotations
 
 from ...results.schema import ResultFile
+from ...scoring.verdict import sentences, verdict
 from ..formats import FLAG_HELP, flags_used, rows_of
 from ..plots.figure import corpora_of
 from .figures import figures
@@ -101,6 +102,15 @@ def render_page(result: ResultFile) -> str:
         warnings.append(f"One shard ({result.shard}) of a comparison: merge the shards with "
                         "`bench report --merge` for the whole picture.")
     summary = summary_section(result)
+    said = sentences(verdict(result))
+    found = esc("")
+    if said:
+        found = join([tag("section", tag("h2", "Verdict"),
+                                     tag("p", "Significant after Holm on each corpus; for "
+                                         "the rest, the smallest difference the run could "
+                                         "detect.", class_="sub"),
+                                     tag("ul", *[tag("li", line) for line in said]),
+                                     id="verdict")])
     generated = tracks_section(result)
     nav = tag("nav", tag("a", "across corpora", href="#summary") if summary else "",
               tag("a", "needle tracks", href=f"#{SECTION}") if generated else "",
@@ -117,8 +127,8 @@ def render_page(result: ResultFile) -> str:
     sections = [_corpus_section(result, c, i, plots.get(c), plots_note)
                 for i, c in enumerate(corpora)]
     orphans = failures_block(result, None) if not corpora else esc("")
-    body = tag("main", header, reading, summary, generated, *sections, orphans, _drill_section(),
-               provenance(result))
+    body = tag("main", header, reading, summary, found, generated, *sections, orphans,
+               _drill_section(), provenance(result))
     head = join([void("meta", charset="utf-8"),
                  void("meta", name="viewport", content="width=device-width, initial-scale=1"),
                  # The page is a file: no request may leave it, whatever a string holds.
