@@ -131,11 +131,14 @@ def choose(corpus: str, found: list[Candidate], tree: Path, params: Params, *,
     tree's files (relative), every one of which an engine may read.
     """
     out = Chosen([], [], candidates=len(found) + sum(dropped.values()), dropped=dropped)
-    one_name = [c for c in found if defined[c.definition.name] <= 1]
+    # Near-duplicates among every candidate: a doc shared with a definition the name rule
+    # drops still makes two right answers for the one kept.
+    twins = near.near_duplicates([c.query for c in found], params.near_duplicate)
+    one_name = [c for i, c in enumerate(found) if defined[c.definition.name] <= 1]
     dropped[SAME_NAME] += len(found) - len(one_name)
-    twins = near.near_duplicates([c.query for c in one_name], params.near_duplicate)
-    distinct = [c for i, c in enumerate(one_name) if i not in twins]
-    dropped[NEAR_DUPLICATE] += len(twins)
+    distinct = [c for i, c in enumerate(found)
+                if defined[c.definition.name] <= 1 and i not in twins]
+    dropped[NEAR_DUPLICATE] += len(one_name) - len(distinct)
     seen = elsewhere.find([c.query for c in distinct], tree, files)
     hidden = [c for i, c in enumerate(distinct) if i not in seen.where]
     dropped[ELSEWHERE] += len(seen.where)

@@ -208,9 +208,11 @@ def measure(query: str, qualname: str, prefixes: frozenset[str]) -> Overlap:
     """The overlap of a query with the name at the end of `qualname` and with its parents."""
     said = _said(query)
     parts = qualname.split(".")
-    own_words = name_words(parts[-1], prefixes)
+    joined = frozenset(_joined(parts[-1], said))
+    # Function words a query writes joined as in the name ("forEach") are name words there.
+    own_words = name_words(parts[-1], prefixes) | joined
     own = 1.0 if _whole(parts[-1], query) or _inside(parts[-1], query) else \
-        _share(own_words, said, frozenset(_joined(parts[-1], said)))
+        _share(own_words, said, joined)
     enclosing: set[str] = set()
     for part in parts[:-1]:
         enclosing |= name_words(part, prefixes)

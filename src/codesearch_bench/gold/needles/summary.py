@@ -126,7 +126,8 @@ _REFERENCE = re.compile(
     r"(adapted|ported|copied|taken|derived|borrowed|extracted) from|based on|inspired by|"
     r"originally from|credit|credits|thanks to|same as|ditto|as above|see (above|below)|"
     r"needed (to|for|by|so)|required (to|for|by|so)|(the )?following|these|those|below|"
-    r"above|for discussion|similar to|and|or|but|also)\b[\s:,.-]", re.IGNORECASE)
+    r"above|for discussion|similar to|and|or|but|also|note that|repro|reproduces?|"
+    r"\d+(\.\d+)+)\b[\s:,.-]", re.IGNORECASE)
 _LABEL = re.compile(r"^\S+:\s")  # "true: after the = sign", a value's meaning, not a thing
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
@@ -154,7 +155,8 @@ def overlong(summary: str) -> bool:
 
 def reference(summary: str) -> bool:
     """A pointer or a fragment, not a description: 'Reference: URL', 'See RFC 7230', 'Ported
-    from X', 'Similar to the above', 'And then ...', 'true: after the sign', '..., then:'."""
+    from X', 'Similar to the above', 'And then ...', 'Note that ...', 'Repro from #123', a
+    numbered section heading ('13.1 Load and Store'), 'true: after the sign', '..., then:'."""
     bare = _URL.sub("", summary).strip(" .:;,-")
     return not bare or bool(_REFERENCE.match(summary + " ")) or bool(_LABEL.match(summary)) \
         or summary.rstrip().endswith((":", ",", ";"))
