@@ -9,6 +9,9 @@ from rich.table import Table
 from ..engine.driver import Rendered
 from ..results.probe import ProbeReport
 
+# The tool's own text against the tree's lines (ProbeHit.text_place), in four characters.
+_PLACE = {"stated": "ok", "below": "+1", "above": "-1", "elsewhere": "no"}
+
 
 def _mib(value: int | None) -> str:
     return "-" if value is None else f"{value / 2**20:.1f} MiB"
@@ -79,6 +82,9 @@ def _hits_table(console: Console, report: ProbeReport) -> None:
     table.add_column("path", overflow="fold", min_width=24)
     for col in ("exists", "span", "score"):
         table.add_column(col, no_wrap=True)
+    placed = any(ph.text_place is not None for ph in report.hits)
+    if placed:
+        table.add_column("lines", no_wrap=True)
     wide = console.width >= 110  # the text column only where it fits beside the path
     if wide:
         table.add_column("text at span", overflow="ellipsis", no_wrap=True, max_width=44)
@@ -102,7 +108,13 @@ def _hits_table(console: Console, report: ProbeReport) -> None:
             span,
             "-" if hit.score is None else f"{hit.score:.4g}",
         ]
+        if placed:
+            cells.append(_PLACE.get(ph.text_place or "", ""))
         table.add_row(*cells, *([escape(first)] if wide else []))
     console.print(table)
+    if placed:
+        console.print("lines: the tool's own text is the tree's at its lines (ok), one line "
+                      "below them (+1), one above (-1), or not near them (no)",
+                      style="dim", highlight=False)
     if len(report.hits) > 60:
         console.print(f"… {len(report.hits) - 60} more hits")

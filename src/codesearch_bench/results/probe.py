@@ -27,6 +27,9 @@ class ProbeHit:
     past_eof: bool
     expected_file: bool
     expected_chunk: bool
+    # Where the tool's own text is in the tree near its lines (scoring/lineshift.py):
+    # "stated", "below", "above", "elsewhere"; None when there is nothing to compare.
+    text_place: str | None = None
 
 
 @dataclass

@@ -28,6 +28,7 @@ from ..model import Span
 from ..processes.command import Measurement
 from ..results.schema import Failure, IndexOut, Row, SearchOut
 from ..results.spool import Spool, Spooled
+from ..scoring import lineshift
 from ..scoring.coverage import Extensions
 from ..scoring.evaluate import evaluate, gold_models
 from ..scoring.rows import Pass, build_rows, quantile
@@ -201,6 +202,8 @@ def run_cell(cell: Cell, tick: Tick | None = None) -> CellResult:
         result.failure = Failure(engine=loaded.name, corpus=cell.corpus, stage=stage,
                                  message=str(exc))
         return result
+    if result.failure is not None:
+        return result  # stopped before scoring: its lines are one off (_lines_off)
     if result.search is not None and searcher.session is not None:
         # Complete only after close: lines a sloppy engine printed after its last answer.
         result.search.unsolicited = searcher.session.unsolicited_lines
@@ -253,6 +256,7 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
     asked: list[SearchResult] = []
     # Each query's gold as its outcomes store it, shared by its passes.
     gold_out = [gold_models(cell.gold.get(q.id, [])) for q in cell.queries]
+    watch = lineshift.Watch(text) if lineshift.applies(loaded.spec) else None
     for per_file in passes:
         extensions = Extensions()
         run = Pass(per_file, extensions=extensions)
@@ -281,10 +285,18 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
             extensions.add((g.path for g in gold_out[i]), (s.path for s in graded.slots))
             run.outcomes.append(graded.outcome if spool is None else spool.put(graded.outcome))
             tick(f"{loaded.name} {cell.corpus} per_file={per_file} {q.id}")
+            if watch is not None and graded.normalized is not None:
+                watch.add(graded.normalized.hits)
+                if watch.done and _lines_off(cell, watch, result):
+                    return
+                watch = None if watch.done else watch
             if answer.error is None:
                 run.latencies.append(answer.latency_s)
             elif answer.rejected and not reuse:
                 result.rejected.append(f"{q.id}: {answer.error}")
+        if watch is not None and _lines_off(cell, watch, result):
+            return  # fewer answers with text than watched, and most of them one line off
+        watch = None  # the headline pass decides
         if cell.queries:
             # Each pass records its own command line: per_file is in it.
             run.command = searcher.command(cell.queries[0].query, k_max, per_file).argv
@@ -300,6 +312,21 @@ def _ask_every_query(cell: Cell, searcher: Searcher, result: CellResult, tick: T
         mode=loaded.spec.mode, p50_s=quantile(head.latencies, 0.5),
         p95_s=quantile(head.latencies, 0.95), peak_rss_bytes=searcher.peak_rss_bytes,
         restarts=searcher.session.restarts if searcher.session else 0, command=first)
+
+
+def _lines_off(cell: Cell, watch: lineshift.Watch, result: CellResult) -> bool:
+    """Stop the cell (a failure at stage "spec", exit 2) when its first answers' own text is
+    one line off their lines on most spans: every chunk metric would be scored one line off,
+    so the spec's fix is said now instead of after a run of wrong spans."""
+    verdict = watch.verdict(cell.loaded.spec.line_base)
+    if verdict is None:
+        return False
+    result.failure = Failure(
+        engine=cell.loaded.name, corpus=cell.corpus, stage="spec",
+        message=f"{cell.loaded.file}: stopped before scoring, its lines are one off its own "
+        f"text: {verdict} (its first {watch.seen} answers with text: "
+        f"{watch.shifts.summary()})")
+    return True
 
 
 def _failed(cell: Cell, result: CellResult, searcher: Searcher) -> Failure | None:

@@ -27,6 +27,7 @@ from ..gold.resolve import resolve
 from ..gold.sets import resolve_set
 from ..model import Span, overlaps
 from ..results.probe import ProbeHit, ProbeReport
+from ..scoring import lineshift
 from ..scoring.evaluate import Evaluation, evaluate
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
@@ -187,6 +188,7 @@ def _describe(report: ProbeReport, asked: _Asked, tree_size: int) -> None:
     slot_of = {hit.rank: slot.rank for slot in evaluation.slots for hit in slot.chunks}
     report.slots = len(evaluation.slots)
     hits = evaluation.normalized.hits if evaluation.normalized is not None else []
+    compared = lineshift.applies(report.loaded.spec)
     for hit in hits:
         lines = text.lines(hit.path)
         shown = text.at(hit.path, hit.start, hit.end)
@@ -197,7 +199,8 @@ def _describe(report: ProbeReport, asked: _Asked, tree_size: int) -> None:
             span_text="\n".join(shown[:3]) if shown is not None else None, past_eof=past_eof,
             expected_file=any(e.path == hit.path for e in report.expected),
             expected_chunk=any(e.path == hit.path and overlaps(hit, e)
-                               for e in report.expected)))
+                               for e in report.expected),
+            text_place=lineshift.place(hit, text) if compared else None))
     _warn(report, evaluation.normalized, tree_size)
 
 
@@ -214,6 +217,7 @@ def _warn(report: ProbeReport, normalized: Normalized | None, tree_size: int) ->
             "results carry no line spans although the spec says spans: true -- "
             "the span fields (parse.start/end/lines) are wrong"
         )
+    _lines(report)
     if depth_limited(raw, report.n, report.slots, report.k, tree_size):
         report.warnings.append(
             f"only {report.slots} file slots from {raw} raw results (n={report.n}) for "
@@ -248,3 +252,21 @@ def _warn(report: ProbeReport, normalized: Normalized | None, tree_size: int) ->
             f"{search.parsed.bad_records} result record(s) could not be read: "
             + "; ".join(search.parsed.errors)
         )
+
+
+def _lines(report: ProbeReport) -> None:
+    """`!! lines` when the tool's own text is one line off its lines on most spans; a note
+    when it is nowhere near them (then its text says nothing about its lines)."""
+    shifts = lineshift.Shifts()
+    for ph in report.hits:
+        if ph.text_place is not None:
+            shifts.add(ph.text_place)
+    if not shifts.compared:
+        return
+    verdict = shifts.verdict(report.loaded.spec.line_base)
+    if verdict is not None:
+        report.warnings.append(f"lines: {verdict}")
+    elif shifts.elsewhere == shifts.compared:
+        report.notes.append(
+            f"the tool's text is not the tree's text at any of its {shifts.compared} spans "
+            "with text, nor one line off: nothing to say about its line numbers")
