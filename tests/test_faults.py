@@ -41,10 +41,15 @@ def spec(tmp: Path, name: str, mode: str, *, persistent: bool = False, **extra: 
 
 
 def descendants() -> set[int]:
+    """Every process under the test's, but the guardian bench starts once and keeps (the
+    first run in a test process starts it: it is not a process the run left behind)."""
+    from codesearch_bench.processes import guardian
+
     out = set()
     for p in psutil.Process().children(recursive=True):
         try:
-            out.add(p.pid)
+            if p.pid != guardian.pid():
+                out.add(p.pid)
         except psutil.NoSuchProcess:
             continue
     return out

@@ -34,6 +34,10 @@ HEADLINE_TRACKS = (QUESTIONS, needles.TRACK)
 TRACKS = (*HEADLINE_TRACKS, needles.NAMED)
 
 
+class EmptyTrack(QueryError):
+    """A generated track with no query: nothing in the corpus survived its rules."""
+
+
 @dataclass
 class Plan:
     """One corpus and one track of it, ready: the tree engines get, its queries and gold."""
@@ -150,7 +154,7 @@ def _needle_plan(corpus: Corpus, base: CorpusDir, limit: int | None, split: str,
         candidates = needle_track.record.get("candidates", 0)
         which = ("no documented definition survived the needle filters" if track ==
                  needles.TRACK else "no valid needle holds words of its gold's name")
-        raise QueryError(f"corpus {corpus.name!r}: {which} ({candidates} candidates)",
+        raise EmptyTrack(f"corpus {corpus.name!r}: {which} ({candidates} candidates)",
                          hint=f"this corpus has no {track} track; run its questions only")
     dirs = needle_track.dirs
     resolved = resolve_set(corpus, dirs.tree, query_set, dirs.gold)

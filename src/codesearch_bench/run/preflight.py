@@ -21,7 +21,7 @@ from ..gold.queries import lint
 from ..gold.questions import questions_of
 from ..results.schema import Failure
 from .options import CompareOptions, Events
-from .plan import QUESTIONS, Plan, prepare
+from .plan import QUESTIONS, EmptyTrack, Plan, prepare
 
 
 def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
@@ -66,6 +66,13 @@ def plan_corpora(opts: CompareOptions, events: Events, failures: list[Failure],
                 plans.append(prepare(corpus, opts.corpora_root, limit=opts.limit,
                                      split=opts.split, ids=opts.queries, track=track,
                                      stage=events.stage))
+            except EmptyTrack as exc:
+                if len(opts.tracks) == 1:
+                    for name in [s.name for s in specs] or ["*"]:
+                        failures.append(Failure(engine=name, corpus=unit, stage="setup",
+                                                message=str(exc)))
+                else:  # asked for every track: a corpus without this one runs the others
+                    events.stage(f"{unit}: skipped, {exc.message}")
             except BenchError as exc:
                 for name in [s.name for s in specs] or ["*"]:
                     failures.append(Failure(engine=name, corpus=unit, stage="setup",
