@@ -153,6 +153,10 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="output file (md, json) or directory (png, html; default ./report)")
     p.add_argument("--wide", action="store_true",
                    help="table: every per_file pass and every cutoff")
+    p.add_argument("--all-queries", action="store_true",
+                   help="json: the whole result file, every row's per-query outcomes too "
+                   "(default: rows with their metrics and flags, comparisons, summaries, "
+                   "corpora and engines; no per-query outcomes)")
     p.add_argument("--split", choices=["all", "dev", "test"], default="all",
                    help="only the dev or the test queries: rows and statistics recomputed")
     p.add_argument("--by", choices=["tag", "language", "tier", "corpus"], default=None,
