@@ -27,6 +27,46 @@ def test_single_dash_long_flags_are_accepted() -> None:
     assert go_style(["probe", "--text", "-weird"], parser)[2] == "-weird"
 
 
+def _help_of(argv: list[str], capsys: pytest.CaptureFixture[str]) -> set[str]:
+    capsys.readouterr()
+    assert main([*argv, "--help"]) == 0
+    return {word.strip("[],") for word in capsys.readouterr().out.split()
+            if word.strip("[],").startswith("--")}
+
+
+#: the flags of `bench import` only some datasets read
+OWN_FLAGS = {"--name", "--split", "--ext", "--variant", "--hub", "--max-tasks", "--task-bytes",
+             "--corpora-root", "--language", "--repos"}
+
+
+@pytest.mark.parametrize(("dataset", "own"), [
+    ("beir", {"--name", "--split", "--ext", "--hub"}),
+    ("repoqa", {"--language", "--max-tasks", "--task-bytes", "--corpora-root"}),
+    ("swebench", {"--variant", "--hub", "--split", "--max-tasks", "--task-bytes",
+                  "--corpora-root"}),
+    ("lca", {"--variant", "--hub", "--split", "--max-tasks", "--task-bytes", "--corpora-root"}),
+    ("sweqa", {"--repos", "--max-tasks", "--task-bytes", "--corpora-root"}),
+])
+def test_each_importer_help_shows_its_own_flags_only(
+        dataset: str, own: set[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from codesearch_bench.datasets import IMPORTERS
+
+    shown = _help_of(["import", dataset], capsys)
+    assert {"--from", "--out", "--limit", "--license"} <= shown
+    assert shown & OWN_FLAGS == own
+    assert IMPORTERS[dataset].flags <= shown, "a flag the importer declares is not offered"
+
+
+def test_import_help_lists_the_datasets(capsys: pytest.CaptureFixture[str]) -> None:
+    from codesearch_bench.datasets import IMPORTERS
+
+    assert main(["import", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert all(name in text for name in IMPORTERS) and "--language" not in text
+    assert main(["import", "repoqa", "--from", "x.json", "--ext", "py"]) == 2
+    assert "unrecognized arguments: --ext" in capsys.readouterr().err
+
+
 def test_misspelled_field_exits_2_naming_file_field_and_fix(
     tmp_path: Path, small_tree: Path, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

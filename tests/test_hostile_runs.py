@@ -24,6 +24,7 @@ from test_behaviour_golden import quality
 
 from codesearch_bench import workdir
 from codesearch_bench.cli import main
+from codesearch_bench.errors import UsageError
 from codesearch_bench.results import journal
 from codesearch_bench.results.schema import ResultFile
 
@@ -252,6 +253,7 @@ def test_ctrl_c_without_json_writes_to_the_work_dir_and_says_how_to_resume(run: 
     (written,) = (run.work / "results").glob("compare-*.json")
     assert ResultFile.load(written).interrupted
     assert str(written) in err and "--resume" in err
+    assert _locks(run) == [], "an interrupted run leaves no lock file"
 
 
 # -- concurrency: one bench per work dir and result file -------------------------------------
@@ -277,6 +279,82 @@ def test_a_lock_left_by_a_killed_bench_does_not_block(run: Run) -> None:
     (run.work).mkdir(parents=True)
     (run.work / ".lock").write_text("999999")  # a file, but no process holds its lock
     assert main(run.argv(run.good)) == 0
+
+
+def _locks(run: Run) -> list[Path]:
+    return sorted(p for p in run.tmp.rglob("*") if p.name.endswith(".lock"))
+
+
+def test_a_run_leaves_no_lock_file_whether_it_succeeds_or_fails(run: Run) -> None:
+    assert main(run.argv(run.good)) == 0
+    assert run.out.exists() and _locks(run) == []
+    failing = run.spec("failing", search={"command": [sys.executable, "-c", "import sys; "
+                                                      "sys.exit(3)"]})
+    assert main(run.argv(failing)) == 1
+    assert _locks(run) == []
+    missing = run.spec("missing", search={"command": ["no-such-program-anywhere"]})
+    assert main(run.argv(missing)) != 0  # stopped before any engine ran
+    assert _locks(run) == []
+    del_json = run.argv(run.good)
+    del del_json[del_json.index("--json"):del_json.index("--json") + 2]
+    assert main(del_json) == 0  # its lock was <work>/results/compare-<time>.json.lock
+    assert (run.work / "results").is_dir() and _locks(run) == []
+
+
+def test_a_lock_file_removed_by_its_holder_is_not_taken_as_held(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The race the removal opens: a bench opens the lock file, its holder finishes (the
+    # file removed, the lock released) and a third bench makes and locks a new file at
+    # the path, before the first one's flock. That flock succeeds on a file nobody can
+    # find any more: it must not count.
+    path = tmp_path / "out.json.lock"
+    real = workdir.fcntl.flock
+    third: list[int] = []
+
+    def flock(fd: int, op: int) -> None:
+        if not third:
+            os.unlink(path)
+            third.append(os.open(path, os.O_RDWR | os.O_CREAT, 0o644))
+            real(third[0], workdir.fcntl.LOCK_EX)
+        real(fd, op)
+
+    monkeypatch.setattr(workdir.fcntl, "flock", flock)
+    try:
+        with pytest.raises(UsageError, match="in use by another bench"), \
+                workdir.locked(path, "result file", "--json"):
+            pass
+    finally:
+        os.close(third[0])
+    assert path.exists(), "the refused bench removed nothing"
+
+
+_HOLD = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from codesearch_bench import workdir
+from codesearch_bench.errors import UsageError
+lock, inside, rounds = sys.argv[2], sys.argv[3], int(sys.argv[4])
+held = 0
+while held < rounds:
+    try:
+        with workdir.locked(workdir.Path(lock), "result file", "--json"):
+            fd = os.open(inside, os.O_CREAT | os.O_EXCL | os.O_WRONLY)  # fails if shared
+            os.close(fd)
+            os.unlink(inside)
+            held += 1
+    except UsageError:
+        pass
+"""
+
+
+def test_concurrent_benches_still_exclude_each_other(tmp_path: Path) -> None:
+    src = str(Path(workdir.__file__).resolve().parents[1])
+    lock, inside = tmp_path / "r.json.lock", tmp_path / "inside"
+    procs = [subprocess.Popen([sys.executable, "-c", _HOLD, src, str(lock), str(inside),
+                               "150"], stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    assert not lock.exists() and not inside.exists()
 
 
 # -- flags and query sets: stopped before any engine runs ---------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import tarfile
 from pathlib import Path
 
@@ -111,3 +113,72 @@ def test_an_imported_suite_sets_up_validates_and_probes_by_suite(
     assert main(["probe", "--engine", "engines/grep.json", "--suite", str(out),
                  "--query", "nope", *work]) == UsageError.exit_code
     assert "--query nope: no corpus of the suite has that query" in capsys.readouterr().err
+
+
+def _said(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    return " ".join((captured.out + captured.err).split())  # rich may wrap a long line
+
+
+def _named(text: str, label: str) -> list[str]:
+    """The command after `label: ` in import's output, split as a shell would."""
+    line = next(ln for ln in text.splitlines() if ln.startswith(f"{label}: "))
+    words = shlex.split(line.removeprefix(f"{label}: "))
+    assert words[0] == "bench"
+    return words[1:]
+
+
+def test_the_commands_import_prints_run_as_printed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # What a new user does: paste each line import printed, from where they ran it.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BENCH_WORK", str(tmp_path / "w"))
+    monkeypatch.delenv("BENCH_CORPORA", raising=False)
+    _dataset(tmp_path)
+    capsys.readouterr()
+    assert main(["import", "beir", "--from", "toy-beir", "--out", "suites/toy"]) == 0
+    printed = capsys.readouterr().out
+    validate = _named(printed, "check it")
+    assert validate[0] == "validate" and "--suite" in validate
+    # Before setup, validate fails; the command its hint names sets this suite up.
+    assert main(validate) == 3
+    hint = re.search(r"run `bench ([^`]*)`", _said(capsys))
+    assert hint is not None and "--suite" in hint[1], "the hint must name the suite"
+    assert main(shlex.split(hint[1])) == 0
+    capsys.readouterr()
+    assert main(validate) == 0, _said(capsys)
+    assert "toy-beir" in _said(capsys)
+    assert _named(printed, "set it up")[0] == "setup"
+    assert main(_named(printed, "set it up")) == 0
+
+
+def test_a_compare_hint_names_the_suite_it_ran(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "suite"
+    assert main(["import", "beir", "--from", str(_dataset(tmp_path)), "--out", str(out)]) == 0
+    queries = out / "toy-beir.jsonl"
+    queries.write_text(queries.read_text().replace("docs/8b/", "docs/gone/"))
+    capsys.readouterr()
+    work = ["--work", str(tmp_path / "w")]
+    assert main(["compare", "--suite", str(out), "--engine", "engines/grep.json", *work]) == 3
+    hint = re.search(r"run `bench (validate [^`]*)`", _said(capsys))
+    assert hint is not None, "compare names the validate command"
+    assert main(shlex.split(hint[1])) == 3  # it runs, on this suite's corpus, and says why
+    said = _said(capsys)
+    assert "no corpus named" not in said and "docs/gone/" in said
+
+
+def test_a_probe_hint_names_the_suite_it_probed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "suite"
+    assert main(["import", "beir", "--from", str(_dataset(tmp_path)), "--out", str(out)]) == 0
+    capsys.readouterr()
+    work = ["--work", str(tmp_path / "w")]
+    probe = ["probe", "--engine", "engines/grep.json", "--suite", str(out), "--query",
+             "toy-beir-q1", *work]
+    assert main(probe) == 2  # not set up yet
+    hint = re.search(r"run `bench (setup [^`]*)`", _said(capsys))
+    assert hint is not None
+    assert main(shlex.split(hint[1])) == 0
+    assert main(probe) == 0

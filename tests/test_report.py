@@ -118,6 +118,33 @@ def test_markdown_and_json_views(setup: dict[str, Path], capsys: pytest.CaptureF
         k: v.mean for k, v in r.metrics.items()} for r in again.rows}
 
 
+def test_json_is_a_summary_unless_all_queries_are_asked_for(
+        setup: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    tmp = setup["tmp"]
+    assert compare(setup, tmp / "a.json") == 0
+    whole = json.loads((tmp / "a.json").read_text())
+    capsys.readouterr()
+    assert main(["report", str(tmp / "a.json"), "--format", "json"]) == 0
+    short = json.loads(capsys.readouterr().out)
+    assert all(r["queries"] for r in whole["rows"])
+    assert [r["queries"] for r in short["rows"]] == [[] for _ in whole["rows"]]
+    # Everything but the per-query outcomes, as the file has it.
+    strip = [{k: v for k, v in r.items() if k != "queries"} for r in whole["rows"]]
+    assert [{k: v for k, v in r.items() if k != "queries"} for r in short["rows"]] == strip
+    for key in ("comparisons", "corpora", "engines", "tiers", "summaries", "failures"):
+        assert short[key] == whole[key], key
+    assert main(["report", str(tmp / "a.json"), "--format", "json", "--all-queries",
+                 "--out", str(tmp / "all.json")]) == 0
+    assert json.loads((tmp / "all.json").read_text()) == whole
+    assert "--all-queries" in " ".join(_help(["report", "--help"], capsys).split())
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(argv) == 0
+    return capsys.readouterr().out
+
+
 def test_not_a_result_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"hello": 1}')

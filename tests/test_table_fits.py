@@ -77,3 +77,20 @@ def test_wide_shows_every_pass() -> None:
     text = render(200, terminal=True, wide=True)
     check("table-wide-200.txt", text)
     assert "per_file" in text and "file@5" in text and "zero-miss" in text
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_corpus_with_no_row_prints_nothing(terminal: bool) -> None:
+    # Ctrl-C before any cell on `tiny` finished: its corpus entry is there, no row is.
+    cut = RESULT.model_copy(update={
+        "interrupted": True, "rows": [r for r in RESULT.rows if r.corpus != "tiny"],
+        "comparisons": [c for c in RESULT.comparisons if c.corpus != "tiny"],
+        "tiers": [t for t in RESULT.tiers if t.corpus != "tiny"],
+        "summary": None, "summaries": []})
+    buf = io.StringIO()
+    render_compare(Console(file=buf, width=100, force_terminal=terminal, color_system=None,
+                           legacy_windows=False), cut)
+    text = buf.getvalue()
+    assert "mini: 3 files" in text and "tiny: 3 files" not in text
+    assert f"pin={RESULT.corpora['tiny'].pin}" not in text
+    assert "interrupted: partial results only; no rows for tiny" in text

@@ -13,6 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
@@ -22,6 +23,9 @@ from .errors import BenchError, Interrupted, StorageError, UsageError
 from .processes import signals
 from .render import EXPORTERS
 from .render.ui import UI
+
+if TYPE_CHECKING:
+    from .datasets.base import Importer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -153,6 +157,10 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
                    help="output file (md, json) or directory (png, html; default ./report)")
     p.add_argument("--wide", action="store_true",
                    help="table: every per_file pass and every cutoff")
+    p.add_argument("--all-queries", action="store_true",
+                   help="json: the whole result file, every row's per-query outcomes too "
+                   "(default: rows with their metrics and flags, comparisons, summaries, "
+                   "corpora and engines; no per-query outcomes)")
     p.add_argument("--split", choices=["all", "dev", "test"], default="all",
                    help="only the dev or the test queries: rows and statistics recomputed")
     p.add_argument("--by", choices=["tag", "language", "tier", "corpus"], default=None,
@@ -173,50 +181,82 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
-    from .datasets import IMPORTERS  # names only: the choices
+    from .datasets import IMPORTERS  # names and flags only
 
     p = sub.add_parser(
         "import", help="turn a public benchmark's files into a suite compare can run",
         description="Convert a dataset you downloaded into a suite: corpora.toml (each tree "
         "pinned by content), query sets, and the dataset's provenance in every entry. Run it "
-        "with `bench compare --suite OUT`.")
-    p.add_argument("dataset", choices=sorted(IMPORTERS), help="the dataset's format")
+        "with `bench compare --suite OUT`; `bench import DATASET --help` lists the flags "
+        "that dataset takes.")
+    datasets = p.add_subparsers(dest="dataset", metavar="DATASET", required=True,
+                                parser_class=_Parser, title="datasets")
+    for _, importer in sorted(IMPORTERS.items()):
+        _add_importer(datasets, importer)
+
+
+#: every flag of `bench import`, unset: an importer's parser has only the flags it reads,
+#: and the command reads one namespace whatever the dataset
+_IMPORT_DEFAULTS: dict[str, object] = {
+    "source": None, "variant": None, "hub": None, "out": None, "name": None, "split": "test",
+    "ext": "txt", "limit": None, "max_tasks": None, "task_bytes": None, "corpora_root": None,
+    "license": None, "language": None, "repos": None}
+
+
+def _add_importer(sub: argparse._SubParsersAction[_Parser], importer: Importer) -> None:
+    p = sub.add_parser(importer.name, help=importer.summary,
+                       description=f"{importer.summary}. Run the suite it writes with "
+                       "`bench compare --suite OUT`.")
+    hub, flags = importer.hub, importer.flags
+    variants = list(hub.variants) if hub else []
     p.add_argument("--from", dest="source", type=Path, default=None, metavar="PATH",
-                   help="the downloaded dataset (BEIR: the folder with corpus.jsonl; repoqa: "
-                   "the release file repoqa-<date>.json[.gz]); without it, the pinned "
-                   "revision is loaded from the Hugging Face hub (the `datasets` extra)")
-    variants = "; ".join(f"{name}: {', '.join(i.hub.variants)} (default {i.hub.default})"
-                         for name, i in sorted(IMPORTERS.items()) if i.hub and i.hub.variants)
-    p.add_argument("--variant", default=None,
-                   help=f"without --from, which pinned dataset to load ({variants})")
-    p.add_argument("--hub", default=None, metavar="ID@REVISION",
-                   help="without --from, load this hub dataset at this full commit instead "
-                   "(beir: required, e.g. a CoIR set)")
+                   help=f"the downloaded dataset: {importer.download}" + (
+                       "; without --from, the pinned --variant is loaded from the Hugging "
+                       "Face hub (the `datasets` extra)" if variants else ""))
+    if variants and hub:
+        p.add_argument("--variant", default=None,
+                       help=f"without --from, which pinned dataset to load: "
+                       f"{', '.join(variants)} (default {hub.default})")
+    if hub:
+        p.add_argument("--hub", default=None, metavar="ID@REVISION",
+                       help="without --from, load this hub dataset at this full commit" + (
+                           " instead" if variants else ": required then (e.g. a CoIR set)"))
     p.add_argument("--out", type=Path, default=None,
                    help="the suite folder to write (default: ./suites/<name>)")
-    p.add_argument("--name", default=None, help="corpus name (default: the dataset folder's)")
-    p.add_argument("--split", default="test", help="which qrels to import, or which split to "
-                   "load from the hub (default test)")
-    p.add_argument("--ext", default="txt",
-                   help="extension of the generated files, e.g. py for a grammar (default txt)")
+    if "--name" in flags:
+        p.add_argument("--name", default=None,
+                       help="corpus name (default: the dataset folder's)")
+    if "--split" in flags or hub:
+        p.add_argument("--split", default="test", help=(
+            "which qrels to import, or which split to load from the hub" if "--split" in flags
+            else "without --from, which split to load from the hub") + " (default test)")
+    if "--ext" in flags:
+        p.add_argument("--ext", default="txt", help="extension of the generated files, e.g. "
+                       "py for a grammar (default txt)")
     p.add_argument("--limit", type=int, default=None, help="only the first N queries")
-    p.add_argument("--max-tasks", default=None, metavar="N|auto",
-                   help="keep at most N tasks (corpora), and only as many as the disk of the "
-                   "corpora root holds; auto: as many as fit (tasks of one repository kept "
-                   "together, so they share its git store)")
-    p.add_argument("--task-bytes", default=None, metavar="SIZE",
-                   help="with --max-tasks: a task tree's size when no commit of its "
-                   "repository is set up yet (e.g. 300M; default 200M)")
-    p.add_argument("--corpora-root", type=Path, default=None,
-                   help="with --max-tasks: where the corpora will be set up, whose free space "
-                   "counts (default $BENCH_CORPORA or <work>/corpora)")
+    if "--max-tasks" in flags:
+        p.add_argument("--max-tasks", default=None, metavar="N|auto",
+                       help="keep at most N tasks (corpora), and only as many as the disk of "
+                       "the corpora root holds; auto: as many as fit (tasks of one "
+                       "repository kept together, so they share its git store)")
+        p.add_argument("--task-bytes", default=None, metavar="SIZE",
+                       help="with --max-tasks: a task tree's size when no commit of its "
+                       "repository is set up yet (e.g. 300M; default 200M)")
+        p.add_argument("--corpora-root", type=Path, default=None,
+                       help="with --max-tasks: where the corpora will be set up, whose free "
+                       "space counts (default $BENCH_CORPORA or <work>/corpora)")
     p.add_argument("--license", default=None, help="the dataset's license, when its files "
                    "do not say (recorded in the provenance)")
-    p.add_argument("--language", default=None, metavar="LANG[,LANG]",
-                   help="repoqa: only these languages (default: every language in the file)")
-    p.add_argument("--repos", type=Path, default=None, metavar="DIR",
-                   help="sweqa: the local clones, one per repository (DIR/<name> or "
-                   "DIR/<owner>/<name>), whose pinned trees resolve the answers' citations")
+    if "--language" in flags:
+        p.add_argument("--language", default=None, metavar="LANG[,LANG]",
+                       help="only these languages (default: every language in the file)")
+    if "--repos" in flags:
+        p.add_argument("--repos", type=Path, default=None, metavar="DIR",
+                       help="the local clones, one per repository (DIR/<name> or "
+                       "DIR/<owner>/<name>), whose pinned trees resolve the answers' citations")
+    given = {action.dest for action in p._actions}
+    p.set_defaults(**{dest: value for dest, value in _IMPORT_DEFAULTS.items()
+                      if dest not in given})
 
 
 def build_parser() -> _Parser:

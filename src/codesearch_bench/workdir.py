@@ -94,21 +94,54 @@ class Where:
 def locked(path: Path, what: str, flag: str) -> Iterator[None]:
     """Hold an exclusive lock on `path` for the block; a second bench gets a clear error.
 
-    flock locks die with their process, so a killed bench never leaves a stale lock.
+    flock locks die with their process, so a killed bench never leaves a stale lock. The
+    file is removed when the block ends, however it ends, while the lock is still held:
+    nobody else can hold it then, and one who opened the file before it went finds the
+    path no longer names it (`_acquire`) and tries again.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _acquire(path, what, flag)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-            raise UsageError(
-                f"{what} is in use by another bench (pid {holder}); two runs on it would "
-                "overwrite each other's state",
-                hint=f"wait for that run to finish, or give this one another {flag}") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
     finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
         os.close(fd)
+
+
+def _acquire(path: Path, what: str, flag: str) -> int:
+    """An open descriptor of `path` holding its flock; a holder elsewhere is a UsageError.
+
+    A lock taken on a file its holder has since removed guards nothing (the next bench
+    makes a new file at the path), so the lock counts only on the file the path still
+    names.
+    """
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise UsageError(
+                f"{what} is in use by another bench (pid {holder}); two runs on it would "
+                "overwrite each other's state",
+                hint=f"wait for that run to finish, or give this one another {flag}") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        if _names(path, fd):
+            return fd
+        os.close(fd)
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether `path` is still the file open at `fd`."""
+    try:
+        there = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)

@@ -20,7 +20,7 @@ from ..run import shards
 from ..run.comparison import execute
 from ..run.options import CompareOptions, Events
 from ..run.plan import HEADLINE_TRACKS
-from .suites import suite
+from .suites import selection, suite
 
 
 def run(args: argparse.Namespace, ui: UI) -> int:
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         keep_going=args.keep_going, split=args.split, headline_only=args.headline_only,
         jobs=parse_jobs(args.jobs),
         queries=[q.strip() for q in args.query.split(",") if q.strip()] if args.query else None,
+        selection=selection(args),
     )
     # A bad --log-to value, a missing extra or a target that cannot be logged to (a file
     # not writable, a server down) fails now, not after hours of engines.

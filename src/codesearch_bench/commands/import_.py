@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from ..corpus.sources.gitstore import human
@@ -57,5 +58,17 @@ def run(args: argparse.Namespace, ui: UI) -> int:
             + (f", {room.dropped} left out" if room.dropped else ""),
             markup=False, highlight=False)
     say(f"wrote {', '.join(str(p) for p in written)}", markup=False, highlight=False)
-    say(f"run it: bench compare --suite {out}", markup=False, highlight=False)
+    for line in next_steps(out, args.corpora_root):
+        say(line, markup=False, highlight=False, soft_wrap=True)
     return 0
+
+
+def next_steps(out: Path, corpora_root: Path | None) -> list[str]:
+    """The commands that set the suite up, check it and run it, each as it runs when pasted:
+    every one names the suite (a corpus of it is in no other corpora file) and the corpora
+    root the disk estimate was made for."""
+    flags = ["--suite", str(out), *(["--corpora-root", str(corpora_root)] if corpora_root
+                                   else [])]
+    return [f"{label}: {shlex.join(['bench', command, *flags])}"
+            for label, command in (("set it up", "setup"), ("check it", "validate"),
+                                   ("run it", "compare"))]

@@ -17,7 +17,7 @@ from ..render.probe import render_probe
 from ..render.ui import UI
 from ..run.probe import ProbeOptions, probe
 from ..workdir import Where
-from .suites import corpus_of_query, suited
+from .suites import corpus_of_query, selection, suited
 
 _EXPECT = re.compile(r"^(?P<path>[^:]+)(?::(?P<rest>.+))?$")
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         engine=args.engine, where=where, corpus=args.corpus or None,
         root=None if args.corpus else args.root,
         query_id=args.query if args.corpus else None, text=args.text, expected=expected,
-        k=args.k, per_file=args.per_file, reindex=args.reindex))
+        k=args.k, per_file=args.per_file, reindex=args.reindex, selection=selection(args)))
     render_probe(ui.out, report)
     return EngineFailed.exit_code if report.error else 0
 

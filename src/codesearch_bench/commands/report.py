@@ -115,7 +115,8 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         return 0
     for line in combined.duplicates:
         ui.warn("duplicate row ignored", line)
-    EXPORTERS[args.format](result, ExportOptions(out=args.out, wide=args.wide), ui)
+    EXPORTERS[args.format](result, ExportOptions(out=args.out, wide=args.wide,
+                                                 all_queries=args.all_queries), ui)
     return 0
 
 

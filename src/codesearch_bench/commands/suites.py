@@ -69,6 +69,21 @@ def suited(where: Where, args: object) -> Where:
     return replace(where, corpora_file=suite(value, where.corpora_file)[1])
 
 
+def selection(args: object) -> tuple[str, ...]:
+    """The flags of the command line that chose its corpora and where they live, for a
+    command a hint names: `bench setup --corpus X` alone would read the default corpora
+    file, which has no corpus of an imported suite, and the default work dir."""
+    flags: list[str] = []
+    suite_value = getattr(args, "suite", None)
+    if suite_value is not None and suite_value != "quick":  # quick: no flag says the same
+        flags += ["--suite", str(suite_value)]
+    for flag, dest in (("--corpora-file", "corpora_file"), ("--work", "work"),
+                       ("--corpora-root", "corpora_root")):
+        if (value := getattr(args, dest, None)) is not None:
+            flags += [flag, str(value)]
+    return tuple(flags)
+
+
 def corpus_of(args: object) -> str | None:
     """The corpora --suite selects when --corpus is not given (None: the default ones)."""
     value = getattr(args, "suite", None)

@@ -84,3 +84,7 @@ class Importer:
     load: Callable[[ImportOptions], Suite]
     hub: Hub | None = None  # None: not on the hub, --from is required
     download: str = ""  # what --from takes and where to get it (named in errors)
+    #: the flags of `bench import NAME` it reads beyond --from, --out, --limit, --license
+    #: and those its hub brings (--hub; --variant when it has variants; --split);
+    #: --max-tasks brings --task-bytes and --corpora-root with it
+    flags: frozenset[str] = frozenset()

@@ -168,4 +168,5 @@ IMPORTER = Importer(
     hub=Hub(variants={}, default=None, export=export),
     download="the unpacked dataset folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv); "
     "or, with no --from, name a hub dataset in the CoIR/MTEB layout with --hub ID@REVISION, "
-    "e.g. --hub CoIR-Retrieval/cosqa@bc5efb7e9d437246ce393ed19d772e08e4a79535")
+    "e.g. --hub CoIR-Retrieval/cosqa@bc5efb7e9d437246ce393ed19d772e08e4a79535",
+    flags=frozenset({"--name", "--split", "--ext"}))

@@ -86,4 +86,4 @@ HUB = Hub(variants={config: HubSource("JetBrains-Research/lca-bug-localization",
 IMPORTER = Importer("lca", "Long Code Arena bug localization rows -> localization tasks", load,
                     hub=HUB, download="a JSON-lines export of one configuration's split, e.g. "
                     "`datasets.load_dataset('JetBrains-Research/lca-bug-localization', 'py', "
-                    "split='test').to_json('lca-py.jsonl')`")
+                    "split='test').to_json('lca-py.jsonl')`", flags=frozenset({"--max-tasks"}))

@@ -143,4 +143,5 @@ RELEASE = ("https://github.com/evalplus/repoqa_release/releases/download/2024-06
 IMPORTER = Importer("repoqa", "RepoQA Search-Needle-Function release files (all languages)",
                     load, download=f"RepoQA's release file, a GitHub release asset (not a "
                     f"Hugging Face dataset): download {RELEASE} (or another release's "
-                    "repoqa-<date>.json.gz) and pass it with --from")
+                    "repoqa-<date>.json.gz) and pass it with --from",
+                    flags=frozenset({"--language", "--max-tasks"}))

@@ -100,4 +100,4 @@ HUB = Hub(variants={
 IMPORTER = Importer("swebench", "SWE-bench / Lite / Verified rows -> file localization tasks",
                     load, hub=HUB, download="a JSON-lines export of the split, e.g. "
                     "`datasets.load_dataset('SWE-bench/SWE-bench_Verified', split='test')"
-                    ".to_json('verified.jsonl')`")
+                    ".to_json('verified.jsonl')`", flags=frozenset({"--max-tasks"}))

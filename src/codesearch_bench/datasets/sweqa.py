@@ -350,4 +350,4 @@ IMPORTER = Importer("sweqa", "SWE-QA-Pro / SWE-QA rows -> question -> files the 
                     load, download="SWE-QA-Pro's data/test.jsonl (the TIGER-Lab/SWE-QA-Pro-Bench "
                     "dataset) or SWE-QA's Benchmark/ folder beside its repo_commit.txt "
                     "(github.com/peng-weihan/SWE-QA-Bench), with --repos DIR holding a clone "
-                    "of each repository")
+                    "of each repository", flags=frozenset({"--repos", "--max-tasks"}))

@@ -11,6 +11,8 @@ files (engines search them; needles whose words they repeat are dropped).
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,11 +45,13 @@ class CorpusCheck:
         return not (self.errors or self.lint or failed)
 
 
-def check_corpus(corpus: Corpus, root: Path) -> CorpusCheck:
+def check_corpus(corpus: Corpus, root: Path, *, selection: Sequence[str] = ()) -> CorpusCheck:
+    """`selection`: the flags that chose the corpora file and the folders (--suite, --work
+    ...), repeated in the commands the problems name."""
     check = CorpusCheck(corpus.name)
     if not setup.is_set_up(root, corpus):
-        check.errors.append(f"{setup.why_not_set_up(root, corpus)}: run "
-                            f"`bench setup --corpus {corpus.name}`"
+        command = shlex.join(["bench", "setup", "--corpus", corpus.name, *selection])
+        check.errors.append(f"{setup.why_not_set_up(root, corpus)}: run `{command}`"
                             ", or point --work (or --corpora-root, $BENCH_WORK, "
                             "$BENCH_CORPORA) at where it was set up")
         return check

@@ -20,6 +20,7 @@ from .ui import UI
 class ExportOptions:
     out: Path | None = None  # a file (md, json) or a directory (png, html); None: stdout
     wide: bool = False  # table: every per_file pass and cutoff
+    all_queries: bool = False  # json: the rows' per-query outcomes too (the whole file)
 
 
 Exporter = Callable[[ResultFile, ExportOptions, UI], None]
@@ -38,7 +39,19 @@ def _markdown(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
 
 
 def _json(result: ResultFile, opts: ExportOptions, ui: UI) -> None:
-    _text(result.dumps(), opts.out, ui)
+    _text((result if opts.all_queries else summary(result)).dumps(), opts.out, ui)
+
+
+def summary(result: ResultFile) -> ResultFile:
+    """The result without its per-query outcomes: everything else, in the same schema.
+
+    The outcomes are nearly all of a file's bytes (megabytes for a full suite), and
+    what a reader of the numbers wants -- rows with their metrics and flags, the
+    comparisons, summaries, corpora, engines -- fits in a page of it. Each row keeps
+    its `n`; its `queries` is empty.
+    """
+    return result.model_copy(update={"rows": [r.model_copy(update={"queries": []})
+                                              for r in result.rows]})
 
 
 def into_directory(out_dir: Path, what: str, write: Callable[[Path], list[Path]]) -> list[Path]:

@@ -108,6 +108,10 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
         cells = [_wide(result, r) if wide else headline(r, tiers.get((r.engine, r.per_file), ""))
                  for r in rows]
         pairs = [c for c in result.comparisons if c.corpus == corpus]
+        if not rows and not pairs:
+            # A corpus no cell finished on (a run stopped before it, every engine failed
+            # there): an empty table says nothing the failures and the last line do not.
+            continue
         if plain:
             text = f"### {title}\n\ntree={info.tree}  pin={info.pin}\n\n"
             text += _pipe(head, cells) if rows else "_no rows_"
@@ -283,4 +287,7 @@ def _legend(console: Console, result: ResultFile, *, wide: bool, plain: bool) ->
                 console.print(f"    {line}", markup=False, highlight=False, soft_wrap=True,
                               style=None if plain else "dim")
     if result.interrupted:
-        console.print("interrupted: partial results only", markup=False, highlight=False)
+        unseen = [c for c in result.corpora if not any(r.corpus == c for r in result.rows)]
+        console.print("interrupted: partial results only" + (
+            f"; no rows for {', '.join(unseen)}" if unseen else ""), markup=False,
+            highlight=False, soft_wrap=True)

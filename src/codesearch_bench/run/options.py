@@ -37,6 +37,9 @@ class CompareOptions:
     jobs: int = 1  # cells run at once (each in a worker process when more than one)
     # Outcomes held in memory with their per-slot detail; past it, in the journal only.
     hold_outcomes: int = HOLD_LIMIT
+    #: the flags that chose the corpora and the folders (--suite DIR, --work ...), which a
+    #: hint naming another command (`bench validate --corpus X`) repeats
+    selection: tuple[str, ...] = ()
 
 
 @dataclass

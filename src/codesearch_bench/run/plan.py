@@ -11,7 +11,8 @@ import fnmatch
 import functools
 import hashlib
 import os
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -107,10 +108,12 @@ def pick(qs: QuerySet, split: str = "all", ids: list[str] | None = None,
 
 def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
             split: str = "all", ids: list[str] | None = None, track: str = QUESTIONS,
-            stage: Callable[[str], None] = lambda msg: None) -> Plan:
+            stage: Callable[[str], None] = lambda msg: None,
+            selection: Sequence[str] = ()) -> Plan:
     """Set the corpus up if needed, load its queries, resolve their gold; raises BenchError.
 
-    The needle track is generated from the set-up tree on first use (and kept).
+    The needle track is generated from the set-up tree on first use (and kept). `selection`:
+    the flags that chose the corpora (--suite DIR ...), repeated in a hint's command.
     """
     if track not in TRACKS:
         raise QueryError(f"no track {track!r}; the tracks are {', '.join(TRACKS)}")
@@ -135,7 +138,8 @@ def prepare(corpus: Corpus, corpora_root: Path, *, limit: int | None = None,
     if resolved.failures:
         raise QueryError(f"corpus {corpus.name!r}: {len(resolved.failures)} gold item(s) "
                          f"do not resolve (first: {resolved.failures[0]})",
-                         hint=f"run `bench validate --corpus {corpus.name}`")
+                         hint="run `" + shlex.join(["bench", "validate", "--corpus",
+                                                    corpus.name, *selection]) + "`")
     chosen = pick(qs, split, ids, limit)
     if split != "all" and (left_out := unsplit(qs)):
         stage(f"{corpus.name}: {left_out} of {len(qs.queries)} queries have no split and are "

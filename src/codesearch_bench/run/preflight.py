@@ -9,6 +9,7 @@ duplicate id would let one gold overwrite another) stops it whatever the flags.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from .. import workdir
@@ -65,7 +66,7 @@ def plan_corpora(opts: CompareOptions, events: Events, failures: list[Failure],
             try:
                 plans.append(prepare(corpus, opts.corpora_root, limit=opts.limit,
                                      split=opts.split, ids=opts.queries, track=track,
-                                     stage=events.stage))
+                                     stage=events.stage, selection=opts.selection))
             except EmptyTrack as exc:
                 if len(opts.tracks) == 1:
                     for name in [s.name for s in specs] or ["*"]:
@@ -85,7 +86,8 @@ def plan_corpora(opts: CompareOptions, events: Events, failures: list[Failure],
         raise QueryError("query sets with problems, so nothing was run:\n  "
                          + "\n  ".join(problems[:20])
                          + (f"\n  … and {len(problems) - 20} more" if len(problems) > 20 else ""),
-                         hint="run `bench validate` and fix the query set")
+                         hint=f"run `{shlex.join(['bench', 'validate', *opts.selection])}` "
+                         "and fix the query set")
     return plans
 
 

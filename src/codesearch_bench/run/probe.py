@@ -10,6 +10,7 @@ each path exist? what is at each span?) beside the expected answer, and the
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +52,8 @@ class ProbeOptions:
     k: int = 20
     per_file: int | None = None
     reindex: bool = False
+    #: the flags that chose the corpora (--suite DIR, --work ...), repeated in a hint
+    selection: tuple[str, ...] = ()
 
 
 def probe(opts: ProbeOptions) -> ProbeReport:
@@ -85,7 +88,8 @@ def _on_corpus(opts: ProbeOptions, name: str) -> ProbeReport:
     if not setup.is_set_up(where.corpora_root, corpus):
         raise UsageError(f"corpus {corpus.name!r} is "
                          f"{setup.why_not_set_up(where.corpora_root, corpus)}",
-                         hint=f"run `bench setup --corpus {corpus.name}` first, or point "
+                         hint="run `" + shlex.join(["bench", "setup", "--corpus", corpus.name,
+                                                    *opts.selection]) + "` first, or point "
                          "--work (or --corpora-root, $BENCH_WORK, $BENCH_CORPORA) at where it "
                          "was set up")
     dirs = setup.dirs(where.corpora_root, corpus)
