@@ -93,10 +93,11 @@ RECORDS = [{"file": "src/config.py", "line": 4, "end": 7, "score": 0.82,
             "snippet": "import time"}]
 
 
-def suggestion(records: list[dict[str, object]] | None = None, **fields: str) -> str:
+def suggestion(records: list[dict[str, object]] | None = None, **fields: str | None) -> str:
     given = {"path": "file", "start": "line", "end": "end", "score": "score",
              "text": "snippet", **fields}
-    parse_spec = ParseSpec(format="json", results="hits", **given)
+    parse_spec = ParseSpec(format="json", results="hits",
+                           **{k: v for k, v in given.items() if v is not None})
     answer = parse(parse_spec, json.dumps({"hits": records or RECORDS}).encode())
     (problem,) = problems(parse_spec, tally([answer]))
     assert "the output has: end, file, line, score, snippet" in problem or records
@@ -125,8 +126,14 @@ def test_each_role_points_at_a_field_of_its_type(role: str, wrong: str, meant: s
 
 def test_a_path_named_like_one_wins_without_a_slash() -> None:
     records = [{"uri": "README", "name": "load settings", "line": 2}]
-    assert suggestion(records, path="pth", start="line", end="line", score="line",
-                      text="name") == "uri"
+    assert suggestion(records, path="pth", end=None, score=None, text="name") == "uri"
+
+
+def test_a_slash_beats_a_dot_for_a_path() -> None:
+    records = [{"symbol": "Config.load", "where": "src/config.py", "line": 2}]
+    assert suggestion(records, path="pth", end=None, score=None, text=None) == "where"
+    records = [{"symbol": "config.py", "body": "def load(self):\n    ...", "line": 2}]
+    assert suggestion(records, path="pth", end=None, score=None, text="body") == "symbol"
 
 
 def test_a_dotted_path_points_at_an_object() -> None:

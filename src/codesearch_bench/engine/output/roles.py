@@ -32,6 +32,8 @@ _PATH_NAMES = frozenset({"file", "path", "filename", "filepath", "file_path", "u
                          "file_name", "relpath", "relative_path"})
 #: a text longer than this is a text shown, not a name or a path
 _SHORT = 20
+#: a fit from which a key is suggested however it is spelt
+LOOKS_RIGHT = 2
 #: below this a name is too far from the path given to suggest on spelling alone
 _SPELLING_CUTOFF = 50
 
@@ -41,7 +43,8 @@ class Shape:
     """What one record field's value looked like, the first time the key was seen."""
 
     kind: Kind
-    pathlike: bool = False  # a string holding '/' (or '\\') or ending in '.ext', one line
+    slashed: bool = False  # a one-line string holding '/' or '\\': a path or a URI
+    dotted: bool = False  # a one-line string ending in '.ext': a file name, or a qualname
     long: bool = False  # a string of several words or lines, or longer than a name
     whole: bool = False  # a string of digits: a line number written as text
     numeric: bool = False  # a string that reads as a number
@@ -59,9 +62,8 @@ def shape(value: Any) -> Shape:
         return Shape("float")
     if isinstance(value, str):
         one_line = "\n" not in value and "\t" not in value and value.count(" ") <= 1
-        return Shape("string",
-                     pathlike=one_line and bool("/" in value or "\\" in value
-                                                or _EXT.search(value)),
+        return Shape("string", slashed=one_line and ("/" in value or "\\" in value),
+                     dotted=one_line and _EXT.search(value) is not None,
                      long=len(value) > _SHORT or not one_line,
                      whole=bool(_WHOLE.match(value)), numeric=bool(_NUMBER.match(value)),
                      range=bool(_RANGE.match(value)))
@@ -92,17 +94,21 @@ def merge(into: dict[str, Shape], more: Mapping[str, Shape]) -> None:
 
 
 def fit(role: Role, key: str, found: Shape | None, *, nested: bool) -> int:
-    """How well a key's value suits the role: 2 looks right, 1 could be, 0 does not."""
+    """How well a key's value suits the role: LOOKS_RIGHT or more looks right, 1 could
+    be, 0 does not."""
     if found is None:
         return 0  # a key past the ones recorded: spelling alone decides
     if nested:
         # `loc.file`: the first part names an object holding the rest.
-        return 2 if found.kind == "object" else 0
+        return LOOKS_RIGHT if found.kind == "object" else 0
     kind = found.kind
     if role == "path":
         if kind != "string":
             return 0
-        return 2 if found.pathlike or key.lower() in _PATH_NAMES else (0 if found.long else 1)
+        if found.slashed or key.lower() in _PATH_NAMES:
+            return 3
+        # `config.py` is a file name, but `Config.load` a qualified name ends so too.
+        return LOOKS_RIGHT if found.dotted else 0 if found.long else 1
     if role in ("start", "end"):
         return 2 if kind == "int" else 1 if kind == "string" and found.whole else 0
     if role == "lines":
@@ -113,10 +119,10 @@ def fit(role: Role, key: str, found: Shape | None, *, nested: bool) -> int:
         return 2 if kind == "float" else 1 if kind == "int" or found.numeric else 0
     if role == "text":
         if kind == "list":
-            return 1  # lines of text, joined
+            return 0 if found.range else 1  # lines of text, joined
         if kind != "string":
             return 0
-        return 2 if found.long and not found.pathlike else 1
+        return 2 if found.long and not found.slashed else 1
     # results: the list of records
     return 2 if kind == "list" else 0
 
@@ -138,7 +144,7 @@ def best(role: Role, wanted: str, keys: Collection[str], shapes: Mapping[str, Sh
             continue  # present but null in every record: no other key is meant
         spelling = fuzz.WRatio(first, key)
         level = fit(role, key, shapes.get(key), nested=nested)
-        if level < 2 and spelling < _SPELLING_CUTOFF:
+        if level < LOOKS_RIGHT and spelling < _SPELLING_CUTOFF:
             continue
         if (level, key not in claimed, spelling) > rank:
             chosen, rank = key, (level, key not in claimed, spelling)
