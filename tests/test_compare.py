@@ -139,8 +139,13 @@ def test_quality_numbers_are_deterministic(bench: dict[str, Path]) -> None:
 def test_duplicate_engine_names_are_refused(
     bench: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert compare(bench, bench["fake"], bench["fake"]) == 2
+    twin = bench["fake"].with_name("twin.json")
+    twin.write_text(bench["fake"].read_text())
+    assert compare(bench, bench["fake"], twin) == 2
     assert "share the name" in capsys.readouterr().err
+    # One spec named twice (by itself and in a list, say) is no clash: it runs once.
+    assert compare(bench, bench["fake"], bench["fake"]) == 0
+    assert [r.engine for r in ResultFile.load(bench["out"]).rows] == ["fake"]
 
 
 def test_result_files_follow_the_umask(bench: dict[str, Path]) -> None:

@@ -15,6 +15,7 @@ from codesearch_bench.engine.output.jsonread import lookup
 from codesearch_bench.engine.output.parse import parse
 from codesearch_bench.engine.output.parsed import ParseResult, describe
 from codesearch_bench.engine.output.parsespec import ParseSpec
+from codesearch_bench.engine.output.roles import shape
 from codesearch_bench.model import Hit
 
 SPECS = [
@@ -81,7 +82,10 @@ def _reference_read_all(spec: ParseSpec, records: list[Any], result: ParseResult
             continue
         result.records += 1
         if len(result.record_keys) < 64:
-            result.record_keys.update(k for k in list(record)[:64] if isinstance(k, str))
+            found_keys = [k for k in list(record)[:64] if isinstance(k, str)]
+            result.record_keys.update(found_keys)
+            for key in found_keys:  # what a did-you-mean ranks by: each key's first value
+                result.record_shapes.setdefault(key, shape(record.get(key)))
         found: dict[str, Any] = {}
         for name in _NAMES:
             if (where := getattr(spec, name)) is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -10,6 +11,9 @@ import pytest
 from minicorpus import make_corpus
 
 from codesearch_bench.cli import main
+from codesearch_bench.engine.output.parse import parse
+from codesearch_bench.engine.output.parsespec import ParseSpec
+from codesearch_bench.engine.output.unmatched import problems, tally
 from codesearch_bench.results.schema import ResultFile
 
 TOOL = '''
@@ -79,3 +83,77 @@ def test_a_right_spec_has_neither_flag(tmp_path: Path) -> None:
     result = compare(tmp_path, spec(tmp_path, "right"))
     (row,) = [r for r in result.rows if r.headline]
     assert not {"!! parse", "!! empty"} & set(row.flags)
+
+
+# -- which field a wrong path meant: by what it holds, then by its spelling ------------
+
+RECORDS = [{"file": "src/config.py", "line": 4, "end": 7, "score": 0.82,
+            "snippet": "def load_settings(path):\n    with open(path) as fh:"},
+           {"file": "src/retry.py", "line": 1, "end": 3, "score": 0.4,
+            "snippet": "import time"}]
+
+
+def suggestion(records: list[dict[str, object]] | None = None, **fields: str | None) -> str:
+    given = {"path": "file", "start": "line", "end": "end", "score": "score",
+             "text": "snippet", **fields}
+    parse_spec = ParseSpec(format="json", results="hits",
+                           **{k: v for k, v in given.items() if v is not None})
+    answer = parse(parse_spec, json.dumps({"hits": records or RECORDS}).encode())
+    (problem,) = problems(parse_spec, tally([answer]))
+    assert "the output has: end, file, line, score, snippet" in problem or records
+    match = re.search(r"did you mean `([^`]+)`\?$", problem)
+    return match.group(1) if match else ""
+
+
+@pytest.mark.parametrize("wrong", ["fle", "pth", "location", "filepath", "src"])
+def test_a_wrong_path_field_points_at_the_field_holding_paths(wrong: str) -> None:
+    # Spelling alone sends `pth` to `snippet` and `location` to `line`.
+    assert suggestion(path=wrong) == "file"
+
+
+@pytest.mark.parametrize(("role", "wrong", "meant"), [
+    ("start", "from", "line"),       # `end` is read by parse.end already
+    ("start", "lnum", "line"),
+    ("end", "to", "end"),
+    ("score", "relevance", "score"),  # spelt nearer `line`, but a line is a whole number
+    ("score", "similarity", "score"),
+    ("text", "body", "snippet"),
+    ("text", "txt", "snippet"),
+])
+def test_each_role_points_at_a_field_of_its_type(role: str, wrong: str, meant: str) -> None:
+    assert suggestion(**{role: wrong}) == meant
+
+
+def test_a_path_named_like_one_wins_without_a_slash() -> None:
+    records = [{"uri": "README", "name": "load settings", "line": 2}]
+    assert suggestion(records, path="pth", end=None, score=None, text="name") == "uri"
+
+
+def test_a_slash_beats_a_dot_for_a_path() -> None:
+    records = [{"symbol": "Config.load", "where": "src/config.py", "line": 2}]
+    assert suggestion(records, path="pth", end=None, score=None, text=None) == "where"
+    records = [{"symbol": "config.py", "body": "def load(self):\n    ...", "line": 2}]
+    assert suggestion(records, path="pth", end=None, score=None, text="body") == "symbol"
+
+
+def test_a_dotted_path_points_at_an_object() -> None:
+    records = [{"location": {"file": "a.py", "line": 3}, "loc": "a.py:3", "text": "x"}]
+    parse_spec = ParseSpec(format="json", results="hits", path="locaton.file")
+    answer = parse(parse_spec, json.dumps({"hits": records}).encode())
+    (problem,) = problems(parse_spec, tally([answer]))
+    assert problem.endswith("did you mean `location`?")
+
+
+def test_no_field_of_the_type_and_nothing_spelt_near_suggests_nothing() -> None:
+    records = [{"file": "a.py", "hits": 3}]
+    parse_spec = ParseSpec(format="json", results="hits", path="file", score="zzz")
+    answer = parse(parse_spec, json.dumps({"hits": records}).encode())
+    (problem,) = problems(parse_spec, tally([answer]))
+    assert "the output has: file, hits" in problem and "did you mean" not in problem
+
+
+def test_a_wrong_results_path_points_at_the_list() -> None:
+    parse_spec = ParseSpec(format="json", results="items")
+    doc = {"count": 1, "hits": [{"path": "a.py"}], "query": "x"}
+    (problem,) = problems(parse_spec, tally([parse(parse_spec, json.dumps(doc).encode())]))
+    assert problem.endswith("did you mean `hits`?")

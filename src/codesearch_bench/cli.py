@@ -8,8 +8,10 @@ from tests through `main([...])`.
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +32,22 @@ if TYPE_CHECKING:
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message}{_choice_hint(message)}")
+
+
+# argparse's own wording; Python 3.12+ can suggest (suggest_on_error) but 3.11 is supported.
+_INVALID_CHOICE = re.compile(r"invalid choice: (?P<value>.*?) \(choose from (?P<choices>.*)\)$")
+
+
+def _choice_hint(message: str) -> str:
+    """`; did you mean 'compare'?` for a misspelt command or choice."""
+    found = _INVALID_CHOICE.search(message)
+    if found is None or "maybe you meant" in message:
+        return ""
+    value = found["value"].strip("'\"")
+    choices = [c.strip().strip("'\"") for c in found["choices"].split(",")]
+    close = difflib.get_close_matches(value, choices, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _add_probe(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -90,7 +107,10 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
         "per corpus and the paired comparisons, and optionally write the result JSON.",
     )
     p.add_argument("--engine", action="append", default=[], type=Path,
-                   help="engine spec (repeatable; default: engines/default-engines.txt)")
+                   help="engine spec (JSON), a .txt list of specs (one a line, relative to "
+                   "it), or `defaults`, the default set (engines/default-engines.txt); "
+                   "repeatable: `--engine defaults --engine my.json` runs both (default: "
+                   "defaults)")
     p.add_argument("--corpus", default=None,
                    help="NAME[,NAME...] or all (default: the suite's corpora)")
     p.add_argument("--suite", default="quick", metavar="quick|full|DIR",
@@ -313,10 +333,53 @@ COMMANDS = {
 }
 
 
+def parse(parser: _Parser, argv: Sequence[str]) -> argparse.Namespace:
+    """parse_args, except that a misspelt flag is named with the flag it most likely is."""
+    typed = go_style(argv, parser)
+    try:
+        args, extra = parser.parse_known_args(typed)
+    except UsageError as exc:  # a misspelt --engine also reads as "--engine is required"
+        raise UsageError(exc.message + _flag_hints(parser, typed)) from None
+    if extra:
+        prog = _subparser(parser, typed).prog
+        raise UsageError(f"{prog}: unrecognized arguments: {' '.join(extra)}"
+                         + _flag_hints(parser, typed))
+    return args
+
+
+def _subparser(parser: _Parser, typed: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser of the command typed, or the top one."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for arg in typed:
+                if arg in action.choices:
+                    chosen: argparse.ArgumentParser = action.choices[arg]
+                    return chosen
+    return parser
+
+
+def _flag_hints(parser: _Parser, typed: Sequence[str]) -> str:
+    """A line per `--flag` the command has not, with the one it most likely is."""
+    command = _subparser(parser, typed)
+    known = sorted({opt for action in [*command._actions, *parser._actions]
+                    for opt in action.option_strings if opt.startswith("--")})
+    lines = []
+    for arg in typed:
+        if arg == "--":
+            break  # what follows is never a flag
+        name = arg.split("=", 1)[0]
+        if not name.startswith("--") or any(k.startswith(name) for k in known):
+            continue  # a flag, or an abbreviation argparse takes (or calls ambiguous)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        lines.append(f"\n  {name}: {command.prog} has no such flag"
+                     + (f"; did you mean {close[0]}?" if close else ""))
+    return "".join(dict.fromkeys(lines))
+
+
 def run(argv: Sequence[str], ui: UI) -> int:
     """Parse and dispatch to the command's `run(args, ui)`; raises BenchError."""
     parser = build_parser()
-    args = parser.parse_args(go_style(argv, parser))
+    args = parse(parser, argv)
     args.argv = list(argv)  # what was typed, so a command can say how to run it again
     if args.command is None:
         parser.print_help()

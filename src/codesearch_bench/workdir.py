@@ -8,16 +8,20 @@ runs from unless a flag names another.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import fcntl
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import SpecError, UsageError
 
 DEFAULT_WORK = ".bench"
 DEFAULT_ENGINES_FILE = "default-engines.txt"
+#: `--engine defaults`: the default engine set, beside whatever else is given.
+DEFAULTS = "defaults"
+_LIST_SUFFIX = ".txt"
 
 
 def default_work() -> Path:
@@ -44,15 +48,77 @@ def checkout() -> Path | None:
 
 
 def find_spec(path: Path) -> Path:
-    """An engine spec as given, else relative to the checkout (`engines/grep.json` works from
-    anywhere); a path found in neither place is returned as given, for load_spec to refuse
-    with where it looked."""
-    if path.exists() or path.is_absolute():
+    """An engine spec (or a list of them) as given, else relative to the checkout
+    (`engines/grep.json` works from anywhere); SpecError naming where it looked, and the
+    spec it most likely meant, when it is in neither place."""
+    if path.exists():
         return path
-    home = checkout()
+    home = checkout() if not path.is_absolute() else None
     if home is not None and (home / path).exists():
         return home / path
-    return path
+    looked = f"{path.absolute()}" + (f" and {home / path}" if home is not None else "")
+    near = _nearest_spec(path, home)
+    raise SpecError(f"{path}: no such engine spec (looked for {looked})"
+                    + (f"; did you mean {near}?" if near else ""),
+                    hint="a relative path is tried from the current directory, then from the "
+                    "checkout, so `--engine engines/grep.json` works from anywhere in it; "
+                    f"`--engine {DEFAULTS}` is the default set")
+
+
+def _nearest_spec(path: Path, home: Path | None) -> str | None:
+    """The spec or list file beside where `path` points whose name is nearest its name, as
+    it would be typed; for a bare name (`grep`), the checkout's engines/ too, and `defaults`."""
+    bare = path.parent == Path(".") and not path.suffix
+    # Each folder looked in, and how a file there is typed (relative ones work from the
+    # checkout as well, as find_spec finds them).
+    folders = [(path.parent, path.parent)]
+    if home is not None:
+        folders.append((home / path.parent, path.parent))
+        if bare:
+            folders.append((home / "engines", Path("engines")))
+    names: dict[str, str] = {DEFAULTS: DEFAULTS} if bare else {}
+    for folder, typed in folders:
+        try:
+            found = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for file in found:
+            if file.suffix in (".json", _LIST_SUFFIX) and file.is_file():
+                names.setdefault(file.stem if bare else file.name, str(typed / file.name))
+    close = difflib.get_close_matches(path.name, list(names), n=1, cutoff=0.6)
+    return names[close[0]] if close else None
+
+
+def is_engine_list(path: Path) -> bool:
+    """`defaults`, or a .txt file: a list of specs, not one."""
+    return str(path) == DEFAULTS or path.suffix == _LIST_SUFFIX
+
+
+def engine_list(path: Path) -> list[Path]:
+    """The specs `--engine` names: `defaults` is the default set, a .txt file a list of spec
+    paths (relative to it, one a line, `#` comments, as engines/default-engines.txt), and
+    anything else the one spec it is."""
+    if str(path) == DEFAULTS:
+        return default_engines()
+    if path.suffix != _LIST_SUFFIX:
+        return [path]
+    listing = find_spec(path)
+    try:
+        text = listing.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise SpecError(f"{listing}: cannot read this list of engine specs: {reason}") from None
+    lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()]
+    specs = [listing.absolute().parent / ln for ln in lines if ln]
+    if not specs:
+        raise SpecError(f"{listing}: lists no engine spec",
+                        hint="one spec path a line, relative to the list file; `#` starts a "
+                        "comment (see engines/default-engines.txt)")
+    nested = [s for s in specs if s.suffix == _LIST_SUFFIX]
+    if nested:
+        raise SpecError(f"{listing}: lists another list, {nested[0].name}; a list names spec "
+                        "files (.json) only", hint="copy that list's lines into this one")
+    return specs
 
 
 def default_corpora_file() -> Path:

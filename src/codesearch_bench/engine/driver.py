@@ -263,6 +263,11 @@ class Searcher:
             return Rendered(argv=list(search.command), env={}, cwd=str(self.ctx.state),
                             stdin=search.stdin)
 
+    def _no_match(self, m: Measurement) -> bool:
+        """The command exited with a status the spec says means no match (grep's 1): its
+        output, if any, is read as usual, and none is zero results, not a failure."""
+        return not m.timed_out and m.returncode in self.loaded.spec.no_results_exit
+
     def search(self, query: str, k: int, per_file: int) -> SearchResult:
         spec = self.loaded.spec
         if self.session is not None:
@@ -300,7 +305,7 @@ class Searcher:
             result = SearchResult(latency_s=m.wall_s, rendered=rendered, raw=m.stdout,
                                   truncated=m.stdout_truncated, timed_out=m.timed_out,
                                   leftovers=m.leftovers_killed)
-            if not m.ok:
+            if not m.ok and not self._no_match(m):
                 tail = m.stderr_tail(5)
                 result.error = m.describe_failure() + (f"; stderr: {tail}" if tail else "")
                 return result

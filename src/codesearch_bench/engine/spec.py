@@ -84,6 +84,12 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+_NO_RESULTS_SCHEMA: dict[str, Any] = {
+    "type": "array", "uniqueItems": True,
+    "items": {"type": "integer", "minimum": 1, "maximum": 255},
+}
+
+
 class CommandSpec(_Model):
     """One command: an argv list (never a shell string) and how to run it."""
 
@@ -134,6 +140,9 @@ class EngineSpec(_Model):
         default=85, ge=1, le=100, description="text and blob answers: an item is relevant "
         "when rapidfuzz partial_ratio with a gold span's text reaches this")
     env: list[str] = Field(default=[], description="KEY=value entries; values are templates")
+    no_results_exit: Annotated[list[int], WithJsonSchema(_NO_RESULTS_SCHEMA)] = Field(
+        default=[], description="one-shot search exit statuses that mean no match (grep's 1): "
+        "the query's output is read as usual, and none is zero results, not a failure")
     index: CommandSpec | None = None
     search: CommandSpec
     parse: ParseSpec
@@ -168,6 +177,27 @@ class EngineSpec(_Model):
             raise ValueError(f"{str(value)[:20]}: candidates is at most {MAX_CANDIDATES}")
         return value
 
+    @field_validator("no_results_exit", mode="before")
+    @classmethod
+    def _no_results_exit(cls, value: object) -> object:
+        fix = "list the exit statuses that mean no match, e.g. [1] for grep"
+        if not isinstance(value, list):
+            raise ValueError(f"a list of exit statuses, not {type(value).__name__}; {fix}")
+        for status in value:
+            # bool is an int to Python; `true` is no exit status.
+            if isinstance(status, bool) or not isinstance(status, int):
+                raise ValueError(f"{str(status)[:20]!r} is no exit status: each is a whole "
+                                 f"number from 1 to 255; {fix}")
+            if status == 0:
+                raise ValueError("0 is success already; list only the statuses other than 0 "
+                                 "that mean no match, e.g. [1]")
+            if not 1 <= status <= 255:
+                raise ValueError(f"{str(status)[:20]}: an exit status is from 1 to 255 (a "
+                                 f"signal is never a 'no match'); {fix}")
+        if len(set(value)) != len(value):
+            raise ValueError("no_results_exit lists a status twice; list each once")
+        return value
+
     @field_validator("env")
     @classmethod
     def _env(cls, value: list[str]) -> list[str]:
@@ -195,6 +225,10 @@ class EngineSpec(_Model):
             )
         if self.tokens and not self.parse.has_text():
             raise ValueError("tokens is true but parse names no text field: set parse.text")
+        if self.mode == "persistent" and self.no_results_exit:
+            raise ValueError("no_results_exit is for one-shot search commands: a persistent "
+                             "engine answers each query in a line, and its exit is always a "
+                             "failure; remove no_results_exit or answer with no results")
         if self.mode == "persistent" and self.search.stdin is not None:
             raise ValueError(
                 "a persistent engine's stdin carries the requests; remove search.stdin"
@@ -306,6 +340,8 @@ def _suggest(loc: list[str]) -> str:
             return ""
         model = nested
     names = [f.alias or n for n, f in model.model_fields.items()]
+    if model is not EngineSpec and loc[-1] in EngineSpec.model_fields:
+        return f"; `{loc[-1]}` is a top-level field: move it out of `{'.'.join(loc[:-1])}`"
     match = fuzz_process.extractOne(loc[-1], names, score_cutoff=60)
     if match:
         return f"; did you mean `{match[0]}`?"

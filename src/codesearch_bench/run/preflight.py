@@ -26,15 +26,21 @@ from .plan import QUESTIONS, EmptyTrack, Plan, prepare
 
 
 def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
-    """Validate every spec up front; a broken one becomes a failure, not a crash."""
+    """Validate every spec up front; a broken one becomes a failure, not a crash.
+
+    `defaults` and a .txt list of specs stand for the specs they name; a spec file named
+    twice (in the defaults and by itself) is run once.
+    """
     specs: list[LoadedSpec] = []
     seen: dict[str, Path] = {}
-    for path in paths:
+    for path in _named(paths, failures):
         try:
-            loaded = load_spec(workdir.find_spec(Path(path)))
+            loaded = load_spec(workdir.find_spec(path))
         except SpecError as exc:
-            failures.append(Failure(engine=Path(path).stem, corpus="*", stage="spec",
+            failures.append(Failure(engine=path.stem, corpus="*", stage="spec",
                                     message=str(exc)))
+            continue
+        if seen.get(loaded.name) == loaded.file:
             continue
         if loaded.name in seen:
             raise UsageError(f"engines {seen[loaded.name]} and {loaded.file} share the name "
@@ -48,6 +54,19 @@ def load_specs(paths: list[Path], failures: list[Failure]) -> list[LoadedSpec]:
             continue
         specs.append(loaded)
     return specs
+
+
+def _named(paths: list[Path], failures: list[Failure]) -> list[Path]:
+    """Every spec the --engine values name, lists opened; a list that cannot be read is a
+    failure of its own."""
+    out: list[Path] = []
+    for given in paths:
+        try:
+            out.extend(workdir.engine_list(Path(given)))
+        except SpecError as exc:
+            failures.append(Failure(engine=Path(given).stem, corpus="*", stage="spec",
+                                    message=str(exc)))
+    return out
 
 
 def plan_corpora(opts: CompareOptions, events: Events, failures: list[Failure],

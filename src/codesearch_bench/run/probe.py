@@ -32,7 +32,7 @@ from ..scoring import lineshift
 from ..scoring.evaluate import Evaluation, evaluate
 from ..scoring.grade import depth_limited, lacks_spans
 from ..scoring.normalize import Normalized
-from ..workdir import Where, find_spec
+from ..workdir import Where, find_spec, is_engine_list
 from .cell import IndexStep, ensure_index
 from .options import DEFAULT_CUTOFFS
 
@@ -59,6 +59,9 @@ class ProbeOptions:
 def probe(opts: ProbeOptions) -> ProbeReport:
     """The probe's report; a wrong argument (no such corpus, symbol, per_file) is a
     UsageError, an engine that failed is the report's `error`."""
+    if is_engine_list(Path(opts.engine)):
+        raise UsageError(f"--engine {opts.engine}: probe runs one engine, and this names a "
+                         "list of them", hint="give one spec, e.g. --engine engines/grep.json")
     if opts.corpus:
         return _on_corpus(opts, opts.corpus)
     if opts.root is None or opts.text is None:

@@ -27,6 +27,7 @@ from .parsed import describe as _describe
 from .parsespec import ParseSpec
 from .records import keys as _keys
 from .records import read_all
+from .roles import shapes_of
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_ERRORS", "ParseResult", "decode", "lookup", "parse"]
 
@@ -160,7 +161,9 @@ def _records(spec: ParseSpec, doc: Any, result: ParseResult, where: str) -> list
                 if spec.results.split(".")[0] not in doc:
                     # Absent, not empty: a wrong path looks exactly like "no results".
                     result.results_missing += 1
-                    result.document_keys.update(_keys(doc))
+                    found = _keys(doc)
+                    result.document_keys.update(found)
+                    shapes_of(doc, found, result.document_shapes)
                 return []  # e.g. {"hits": null} or {} for no results
             result.fatal = True
             result.note(f"{where}: no list at `{spec.results}`")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ...model import Hit
 from .jsonread import brief
+from .roles import Shape
 
 MAX_ERRORS = 5
 MAX_MESSAGE = 200  # one error; the driver joins up to MAX_ERRORS of them into the query's
@@ -29,11 +30,14 @@ class ParseResult:
     timed_out: bool = False  # the regex ran past the parse deadline
     # What the parse paths found, for telling a wrong path from an empty answer
     # (output/unmatched.py): documents whose results path was absent and their keys,
-    # object records seen and their keys, and how many records had each field.
+    # object records seen and their keys, and how many records had each field; with what
+    # each key's value looked like, for the did-you-mean (output/roles.py).
     results_missing: int = 0
     document_keys: set[str] = field(default_factory=set)
+    document_shapes: dict[str, Shape] = field(default_factory=dict)
     records: int = 0
     record_keys: set[str] = field(default_factory=set)
+    record_shapes: dict[str, Shape] = field(default_factory=dict)
     present: dict[str, int] = field(default_factory=dict)
 
     def note(self, message: str) -> None:

@@ -24,6 +24,7 @@ from . import fields
 from .jsonread import lookup
 from .parsed import ParseResult, describe
 from .parsespec import ParseSpec
+from .roles import shapes_of
 
 _FIELDS = ("path", "start", "end", "lines", "text", "score")
 _MAX_KEYS = 64
@@ -93,7 +94,9 @@ def _read(paths: _Paths, record: Any, result: ParseResult, prefix: str) -> int:
     result.records += 1
     seen = result.record_keys
     if len(seen) < _MAX_KEYS and not seen.issuperset(record):
-        seen.update(keys(record))
+        new = keys(record)
+        seen.update(new)
+        shapes_of(record, new, result.record_shapes)
     if paths.plain and type(record) is dict:
         get = record.get
         path_v = get(paths.path) if paths.path else None

@@ -5,7 +5,8 @@ A wrong path in a spec's parse section scores as a plain zero -- `"results":
 for a field that does not exist as spans of one line at `end`. Over one answer
 (probe) or every answer of a cell (compare), a configured path that matched in
 no document or no record is named here, with the keys the output did have and
-the nearest of them.
+the one it most likely meant (roles.py: by what the key holds, then by its
+spelling).
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rapidfuzz import process as fuzz_process
-
 from .parse import ParseResult
 from .parsespec import ParseSpec
+from .roles import Role, Shape, best, merge
 
-_FIELDS = ("path", "start", "end", "lines", "text", "score")
+_FIELDS: tuple[Role, ...] = ("path", "start", "end", "lines", "text", "score")
 
 
 @dataclass
@@ -28,8 +28,10 @@ class Tally:
     answers: int = 0  # answers that had output to read
     results_missing: int = 0
     document_keys: set[str] = field(default_factory=set)
+    document_shapes: dict[str, Shape] = field(default_factory=dict)
     records: int = 0
     record_keys: set[str] = field(default_factory=set)
+    record_shapes: dict[str, Shape] = field(default_factory=dict)
     present: dict[str, int] = field(default_factory=dict)
 
     def add(self, parsed: ParseResult | None) -> None:
@@ -38,8 +40,10 @@ class Tally:
         self.answers += 1
         self.results_missing += parsed.results_missing
         self.document_keys |= parsed.document_keys
+        merge(self.document_shapes, parsed.document_shapes)
         self.records += parsed.records
         self.record_keys |= parsed.record_keys
+        merge(self.record_shapes, parsed.record_shapes)
         for name, count in parsed.present.items():
             self.present[name] = self.present.get(name, 0) + count
 
@@ -59,22 +63,28 @@ def problems(spec: ParseSpec, seen: Tally) -> list[str]:
     if spec.results is not None and seen.results_missing and not seen.records:
         out.append(f"parse.results `{spec.results}` matched nothing in "
                    f"{seen.results_missing} answer(s)"
-                   + _instead(spec.results.split(".")[0], seen.document_keys))
+                   + _instead("results", spec.results, seen.document_keys,
+                              seen.document_shapes))
     if seen.records:
+        # A key another field reads already is less likely the one a wrong path meant.
+        claimed = {path.split(".")[0] for name in _FIELDS
+                   if (path := getattr(spec, name)) is not None and seen.present.get(name)}
         for name in _FIELDS:
             path = getattr(spec, name)
             if path is None:
                 continue
             if not seen.present.get(name):
                 out.append(f"parse.{name} `{path}` is in none of {seen.records} result(s)"
-                           + _instead(path.split(".")[0], seen.record_keys))
+                           + _instead(name, path, seen.record_keys, seen.record_shapes,
+                                      claimed))
     return out
 
 
-def _instead(wanted: str, keys: set[str]) -> str:
+def _instead(role: Role, wanted: str, keys: set[str], shapes: dict[str, Shape],
+             claimed: set[str] | None = None) -> str:
     if not keys:
         return ""
     shown = ", ".join(sorted(keys)[:12]) + (" …" if len(keys) > 12 else "")
-    match = fuzz_process.extractOne(wanted, sorted(keys), score_cutoff=50)
-    tip = f"; did you mean `{match[0]}`?" if match else ""
+    match = best(role, wanted, keys, shapes, claimed or set())
+    tip = f"; did you mean `{match}`?" if match else ""
     return f"; the output has: {shown}{tip}"
