@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from codesearch_bench.cli import build_parser, go_style, main
+from codesearch_bench.arguments import go_style
+from codesearch_bench.cli import build_parser, main
 
 
 def write_spec(tmp_path: Path, data: dict, name: str = "eng.json") -> Path:

@@ -8,10 +8,8 @@ from tests through `main([...])`.
 from __future__ import annotations
 
 import argparse
-import difflib
 import errno
 import importlib
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 
 from . import __version__
+from .arguments import Parser, parse
 from .commands import preload
 from .errors import BenchError, Interrupted, StorageError, UsageError
 from .processes import signals
@@ -30,27 +29,7 @@ if TYPE_CHECKING:
     from .datasets.base import Importer
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}{_choice_hint(message)}")
-
-
-# argparse's own wording; Python 3.12+ can suggest (suggest_on_error) but 3.11 is supported.
-_INVALID_CHOICE = re.compile(r"invalid choice: (?P<value>.*?) \(choose from (?P<choices>.*)\)$")
-
-
-def _choice_hint(message: str) -> str:
-    """`; did you mean 'compare'?` for a misspelt command or choice."""
-    found = _INVALID_CHOICE.search(message)
-    if found is None or "maybe you meant" in message:
-        return ""
-    value = found["value"].strip("'\"")
-    choices = [c.strip().strip("'\"") for c in found["choices"].split(",")]
-    close = difflib.get_close_matches(value, choices, n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
-def _add_probe(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _add_probe(sub: argparse._SubParsersAction[Parser]) -> None:
     p = sub.add_parser(
         "probe", help="run one query through one engine and show what the adapter made of it",
         description="Index (into its own state dir), run one query, and print the rendered "
@@ -86,7 +65,7 @@ def _corpus_flags(p: argparse.ArgumentParser) -> None:
                    help="where corpora are set up (default $BENCH_CORPORA or <work>/corpora)")
 
 
-def _add_corpus_command(sub: argparse._SubParsersAction[_Parser], name: str,
+def _add_corpus_command(sub: argparse._SubParsersAction[Parser], name: str,
                         help_text: str) -> None:
     """setup and validate take the same flags: which corpora, and where they live."""
     p = sub.add_parser(name, help=help_text)
@@ -99,7 +78,7 @@ def _add_corpus_command(sub: argparse._SubParsersAction[_Parser], name: str,
     _corpus_flags(p)
 
 
-def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _add_compare(sub: argparse._SubParsersAction[Parser]) -> None:
     p = sub.add_parser(
         "compare", help="run engines over corpora and score them the same way",
         description="Run every engine on every corpus (the shipped default engines on the "
@@ -163,7 +142,7 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     _corpus_flags(p)
 
 
-def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _add_report(sub: argparse._SubParsersAction[Parser]) -> None:
     p = sub.add_parser(
         "report", help="render saved result files (table, Markdown, JSON, plots); merge shards",
         description="Render one or more result files written by `bench compare --json`, "
@@ -200,7 +179,7 @@ def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("-o", "--output", type=Path, default=None, help="merged result file")
 
 
-def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _add_import(sub: argparse._SubParsersAction[Parser]) -> None:
     from .datasets import IMPORTERS  # names and flags only
 
     p = sub.add_parser(
@@ -210,7 +189,7 @@ def _add_import(sub: argparse._SubParsersAction[_Parser]) -> None:
         "with `bench compare --suite OUT`; `bench import DATASET --help` lists the flags "
         "that dataset takes.")
     datasets = p.add_subparsers(dest="dataset", metavar="DATASET", required=True,
-                                parser_class=_Parser, title="datasets")
+                                parser_class=Parser, title="datasets")
     for _, importer in sorted(IMPORTERS.items()):
         _add_importer(datasets, importer)
 
@@ -223,7 +202,7 @@ _IMPORT_DEFAULTS: dict[str, object] = {
     "license": None, "language": None, "repos": None}
 
 
-def _add_importer(sub: argparse._SubParsersAction[_Parser], importer: Importer) -> None:
+def _add_importer(sub: argparse._SubParsersAction[Parser], importer: Importer) -> None:
     p = sub.add_parser(importer.name, help=importer.summary,
                        description=f"{importer.summary}. Run the suite it writes with "
                        "`bench compare --suite OUT`.")
@@ -279,13 +258,13 @@ def _add_importer(sub: argparse._SubParsersAction[_Parser], importer: Importer) 
                       if dest not in given})
 
 
-def build_parser() -> _Parser:
-    parser = _Parser(
+def build_parser() -> Parser:
+    parser = Parser(
         prog="bench",
         description="Score code-search tools against each other on pinned open-source code.",
     )
     parser.add_argument("--version", action="version", version=f"codesearch-bench {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _add_corpus_command(sub, "setup",
                         "fetch pinned corpora, verify them, build candidate trees")
     _add_corpus_command(sub, "validate",
@@ -297,32 +276,6 @@ def build_parser() -> _Parser:
     return parser
 
 
-def go_style(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
-    """Accept the Go tool's single-dash long flags: `-engine x` -> `--engine x`."""
-    longs: set[str] = set()
-    shorts: set[str] = set()
-    for action in _all_actions(parser):
-        for opt in action.option_strings:
-            (longs if opt.startswith("--") else shorts).add(opt)
-    out = []
-    for arg in argv:
-        if arg.startswith("-") and not arg.startswith("--"):
-            name, eq, value = arg.partition("=")
-            if "-" + name in longs and name not in shorts:
-                arg = "-" + name + eq + value
-        out.append(arg)
-    return out
-
-
-def _all_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    actions = list(parser._actions)
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for child in action.choices.values():
-                actions.extend(_all_actions(child))
-    return actions
-
-
 COMMANDS = {
     "setup": "codesearch_bench.commands.setup",
     "validate": "codesearch_bench.commands.validate",
@@ -331,49 +284,6 @@ COMMANDS = {
     "report": "codesearch_bench.commands.report",
     "import": "codesearch_bench.commands.import_",
 }
-
-
-def parse(parser: _Parser, argv: Sequence[str]) -> argparse.Namespace:
-    """parse_args, except that a misspelt flag is named with the flag it most likely is."""
-    typed = go_style(argv, parser)
-    try:
-        args, extra = parser.parse_known_args(typed)
-    except UsageError as exc:  # a misspelt --engine also reads as "--engine is required"
-        raise UsageError(exc.message + _flag_hints(parser, typed)) from None
-    if extra:
-        prog = _subparser(parser, typed).prog
-        raise UsageError(f"{prog}: unrecognized arguments: {' '.join(extra)}"
-                         + _flag_hints(parser, typed))
-    return args
-
-
-def _subparser(parser: _Parser, typed: Sequence[str]) -> argparse.ArgumentParser:
-    """The parser of the command typed, or the top one."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for arg in typed:
-                if arg in action.choices:
-                    chosen: argparse.ArgumentParser = action.choices[arg]
-                    return chosen
-    return parser
-
-
-def _flag_hints(parser: _Parser, typed: Sequence[str]) -> str:
-    """A line per `--flag` the command has not, with the one it most likely is."""
-    command = _subparser(parser, typed)
-    known = sorted({opt for action in [*command._actions, *parser._actions]
-                    for opt in action.option_strings if opt.startswith("--")})
-    lines = []
-    for arg in typed:
-        if arg == "--":
-            break  # what follows is never a flag
-        name = arg.split("=", 1)[0]
-        if not name.startswith("--") or any(k.startswith(name) for k in known):
-            continue  # a flag, or an abbreviation argparse takes (or calls ambiguous)
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        lines.append(f"\n  {name}: {command.prog} has no such flag"
-                     + (f"; did you mean {close[0]}?" if close else ""))
-    return "".join(dict.fromkeys(lines))
 
 
 def run(argv: Sequence[str], ui: UI) -> int:
