@@ -340,7 +340,8 @@ def test_compare_both_specs_end_to_end(tree: Path, tmp_path: Path,
     out = tmp_path / "out.json"
     work = tmp_path / "work"
     args = ["compare", "--corpora-file", str(toml), "--work", str(work),
-            "--corpora-root", str(work / "corpora"), "--json", str(out)]
+            "--corpora-root", str(work / "corpora"), "--json", str(out),
+            "--query-set", "questions"]
     for spec in SPECS:
         args += ["--engine", str(REPO / "engines" / spec)]
     code = main(args)

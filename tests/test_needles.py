@@ -311,7 +311,7 @@ def test_compare_runs_both_tracks_and_never_pools_them(tmp_path: Path) -> None:
 def test_the_suites(tmp_path: Path) -> None:
     from codesearch_bench.commands.suites import SUITES
 
-    assert SUITES["quick"].corpus is None and SUITES["quick"].query_set == "questions"
+    assert SUITES["quick"].corpus is None and SUITES["quick"].query_set == "all"
     assert SUITES["full"].corpus == "full" and SUITES["full"].query_set == "all"
 
 

@@ -127,8 +127,8 @@ def test_a_corpus_without_questions_is_a_note_and_runs_on_its_needles(
     assert "docs: no hand-written questions" in capsys.readouterr().err
     assert set(json.loads(result.read_text())["corpora"]) == {"docs:needles"}
     # and the questions track alone says what to run instead
-    assert main(args(toml, "compare", "--corpus", "docs", "--engine",
-                     str(REPO / "engines" / "grep.json"))) == 3
+    assert main(args(toml, "compare", "--corpus", "docs", "--query-set", "questions",
+                     "--engine", str(REPO / "engines" / "grep.json"))) == 3
     assert "--query-set needles" in " ".join(capsys.readouterr().err.split())
 
 

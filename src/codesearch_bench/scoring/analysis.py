@@ -103,7 +103,7 @@ def split_twins(group: list[Row]) -> tuple[list[Row], list[Twin]]:
     spend the Holm family's level on differences of zero."""
     kinds = [m for m in PAIRED_METRICS if all(m in r.metrics for r in group)]
     aligned = _aligned(group, None)
-    kept: list[tuple[Row, list[tuple[object, ...]]]] = []
+    kept: list[tuple[Row, list[tuple[bool | float | None, ...]]]] = []
     twins: list[Twin] = []
     for row, outs in zip(group, aligned, strict=True):
         marks = [(o is not None and o.error is not None,
@@ -115,6 +115,16 @@ def split_twins(group: list[Row]) -> tuple[list[Row], list[Twin]]:
             twins.append(Twin(corpus=row.corpus, per_file=row.per_file, engine=row.engine,
                               twin_of=twin.engine))
     return [r for r, _ in kept], twins
+
+
+def _with_twins(tier: TierGroup, twins: list[Twin]) -> TierGroup:
+    """A twin stands where the engine it equals stands: same mean, same letters."""
+    entries = list(tier.engines)
+    for twin in twins:
+        at = next((i for i, e in enumerate(entries) if e.engine == twin.twin_of), None)
+        if at is not None:
+            entries.insert(at + 1, entries[at].model_copy(update={"engine": twin.engine}))
+    return tier.model_copy(update={"engines": entries})
 
 
 def _mark(x: float) -> float | None:
@@ -218,7 +228,9 @@ def statistics(rows: list[Row], order: list[str] | None = None, *,
         twins += alike
         found = group_comparisons(group, queries=queries, group_label=group_label)
         comparisons += found
-        tier_groups += group_tiers(group, found, queries=queries, group_label=group_label)
+        tier_groups += [_with_twins(t, alike)
+                        for t in group_tiers(group, found, queries=queries,
+                                             group_label=group_label)]
     # Tracks never pool: a needle and a question are different tasks.
     summaries = []
     for track in dict.fromkeys(r.track for r in rows):
