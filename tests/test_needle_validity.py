@@ -178,6 +178,9 @@ def test_the_track_keeps_valid_name_blind_needles_and_sets_the_named_aside(
     assert record["dropped"] == {"name defined more than once in the tree": 2,
                                  "six-word run found elsewhere in the tree": 1}
     assert record["kept"] == 1 and record["named"] == 1 and record["candidates"] == 5
+    # Every candidate is accounted for: dropped by a rule, kept, or in the named breakout.
+    assert record["candidates"] == sum(record["dropped"].values()) + record["kept"] + \
+        record["named"]
     assert record["found_elsewhere_in"] == {"documentation": 1}
     assert record["name_overlap"] == {"name:full": 1, "name:none": 1}
 
