@@ -96,25 +96,37 @@ def group_comparisons(group: list[Row], *, queries: Collection[str] | None = Non
             for c in paired.compare_pairs(scores, kinds, failed=failed)]
 
 
-def split_twins(group: list[Row]) -> tuple[list[Row], list[Twin]]:
-    """The group without its twins, and the twins: an engine whose every query scores the
-    same as an earlier engine's on every paired metric (failures alike) is that engine
-    again -- a persistent and a one-shot form of one ranking -- and pairing it would only
-    spend the Holm family's level on differences of zero."""
-    kinds = [m for m in PAIRED_METRICS if all(m in r.metrics for r in group)]
-    aligned = _aligned(group, None)
-    kept: list[tuple[Row, list[tuple[bool | float | None, ...]]]] = []
-    twins: list[Twin] = []
-    for row, outs in zip(group, aligned, strict=True):
-        marks = [(o is not None and o.error is not None,
-                  *(_mark(_value(m, o)) for m in kinds)) for o in outs]
-        twin = next((r for r, seen in kept if seen == marks), None)
-        if twin is None or not kinds:
-            kept.append((row, marks))
-        else:
-            twins.append(Twin(corpus=row.corpus, per_file=row.per_file, engine=row.engine,
-                              twin_of=twin.engine))
-    return [r for r, _ in kept], twins
+def twin_pairs(groups: list[list[Row]]) -> dict[str, str]:
+    """Engine -> the earlier engine it equals on every query of every corpus both ran, on
+    every paired metric (failures alike): that engine again -- a persistent and a one-shot
+    form of one ranking. Pairing it would only spend the Holm family's level on differences
+    of zero. Equal on some corpora only (a track of one or two queries) is a coincidence,
+    not a twin."""
+    equal: dict[tuple[str, str], bool] = {}
+    for group in groups:
+        kinds = [m for m in PAIRED_METRICS if all(m in r.metrics for r in group)]
+        if not kinds:
+            continue
+        marks = {row.engine: [(o is not None and o.error is not None,
+                               *(_mark(_value(m, o)) for m in kinds)) for o in outs]
+                 for row, outs in zip(group, _aligned(group, None), strict=True)}
+        for i, row in enumerate(group):
+            for before in group[:i]:
+                key = (row.engine, before.engine)
+                equal[key] = equal.get(key, True) and marks[row.engine] == marks[before.engine]
+    out: dict[str, str] = {}
+    for (engine, earlier), same in equal.items():
+        if same and engine not in out and earlier not in out:
+            out[engine] = earlier
+    return out
+
+
+def split_twins(group: list[Row], twins: dict[str, str]) -> tuple[list[Row], list[Twin]]:
+    """The group without its twins, and the twins present in it."""
+    present = {r.engine for r in group}
+    kept = [r for r in group if not (r.engine in twins and twins[r.engine] in present)]
+    return kept, [Twin(corpus=r.corpus, per_file=r.per_file, engine=r.engine,
+                       twin_of=twins[r.engine]) for r in group if r not in kept]
 
 
 def _with_twins(tier: TierGroup, twins: list[Twin]) -> TierGroup:
@@ -221,10 +233,12 @@ def statistics(rows: list[Row], order: list[str] | None = None, *,
     comparisons: list[ComparisonOut] = []
     tier_groups: list[TierGroup] = []
     twins: list[Twin] = []
-    for whole in headline_groups(rows, order).values():
-        # Twins by their whole rows: on a split or a tag, engines that differ overall are
-        # still two engines, however alike they are there.
-        group, alike = split_twins(whole)
+    groups = list(headline_groups(rows, order).values())
+    # Twins by their whole rows, on every corpus: on a split or a tag, engines that differ
+    # overall are still two engines, however alike they are there.
+    pairs = twin_pairs(groups)
+    for whole in groups:
+        group, alike = split_twins(whole, pairs)
         twins += alike
         found = group_comparisons(group, queries=queries, group_label=group_label)
         comparisons += found

@@ -101,12 +101,18 @@ def sentences(found: Verdict) -> list[str]:
     for e, of, n in found.twins:
         lines.append(f"{e} answers exactly as {of} on {n} corpus(es): one engine for quality, "
                      "left out of the paired tests there.")
+    by_pair: dict[tuple[str, str, str], list[Finding]] = defaultdict(list)
     for f in found.findings:
-        where = ", ".join(f.corpora[:4]) + (f" and {len(f.corpora) - 4} more"
-                                            if len(f.corpora) > 4 else "")
-        other = (f"; {f.behind} ahead on {len(f.against)}" if f.against else "")
-        lines.append(f"{f.track}: {f.ahead} beats {f.behind} on {f.metric} by {f.delta:+.3f} "
-                     f"on {len(f.corpora)} of {f.compared} corpora ({where}){other}.")
+        by_pair[(f.track, f.ahead, f.behind)].append(f)
+    for (track, ahead, behind), pair in by_pair.items():
+        parts = []
+        for f in pair:
+            where = ", ".join(f.corpora[:3]) + (f" +{len(f.corpora) - 3}"
+                                                if len(f.corpora) > 3 else "")
+            other = f"; {behind} ahead on {len(f.against)}" if f.against else ""
+            parts.append(f"{f.metric} by {f.delta:+.3f} on {len(f.corpora)} of {f.compared} "
+                         f"corpora ({where}{other})")
+        lines.append(f"{track}: {ahead} beats {behind} on " + "; ".join(parts) + ".")
     quiet: dict[tuple[str, str, str], list[Undetected]] = defaultdict(list)
     for u in found.undetected:
         quiet[(u.track, u.engine_a, u.engine_b)].append(u)
