@@ -105,4 +105,6 @@ def problems(console: Console, result: ResultFile, *, plain: bool) -> None:
             for line in (f.stderr_tail or "").splitlines()[-5:]:
                 say(console, f"    {line}", plain=plain, indent="      ")
     if result.interrupted:
-        console.print("interrupted: partial results only", markup=False, highlight=False)
+        unseen = [c for c in result.corpora if not any(r.corpus == c for r in result.rows)]
+        say(console, "interrupted: partial results only" + (
+            f"; no rows for {', '.join(unseen)}" if unseen else ""), plain=plain, style=None)

@@ -255,13 +255,15 @@ def render_compare(console: Console, result: ResultFile, *, wide: bool = False) 
         return short.get(engine, engine)
 
     for corpus, info in result.corpora.items():
+        blocks = corpus_blocks(result, corpus, wide=wide, name=name)
+        if not blocks:
+            # A corpus no cell finished on (a run stopped before it, every engine failed
+            # there): an empty table says nothing the failures and the last line do not.
+            continue
         console.print()
         for line in where_lines(info.tree, info.pin, console.width):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
-        if not any(r.corpus == corpus for r in result.rows):
-            notes.say(console, f"{corpus}: {info.files} files ({info.tier}), {info.queries} "
-                      "queries: no rows", plain=plain, style=None)
-        for i, block in enumerate(corpus_blocks(result, corpus, wide=wide, name=name)):
+        for i, block in enumerate(blocks):
             if i:
                 console.print()
             draw(console, block, plain=plain)
