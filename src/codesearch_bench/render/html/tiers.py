@@ -55,15 +55,23 @@ def derived(result: ResultFile, corpus: str, per_file: int, track: str) -> dict[
     tested = {frozenset((c.engine_a, c.engine_b)): significant(c) for c in result.comparisons
               if c.corpus == corpus and c.per_file == per_file and c.metric == metric
               and c.group is None}
+    # A twin was compared through the engine it equals: it stands where that one stands.
+    twin_of = {t.engine: t.twin_of for t in result.twins
+               if (t.corpus, t.per_file) == (corpus, per_file)}
     tiers: dict[str, Tier] = {}
     tier, leader = 0, ""
     for r in rows:
+        if r.engine in twin_of:
+            continue
         pair = frozenset((leader, r.engine))
         if not leader or tested.get(pair) is True:
             tier, leader = tier + 1, r.engine
         elif pair not in tested:
             continue
         tiers[r.engine] = Tier(f"T{tier}", tier, f"tier {tier} on {metric}, led by {leader}")
+    for twin, of in twin_of.items():
+        if of in tiers:
+            tiers[twin] = tiers[of]
     return tiers if len(tiers) > 1 else {}
 
 
