@@ -457,7 +457,8 @@ def test_the_progress_line_shows_a_cell_name_as_written() -> None:
     from codesearch_bench.render import progress
 
     console = Console(file=io.StringIO(), force_terminal=True, width=120, emoji=False)
-    with progress.compare_progress(console) as bar:
+    with progress.compare_progress(console, plain=False) as bar:
+        assert isinstance(bar, progress.CompareProgress)
         bar.cell = "mine[v2] × :fire:"
         bar._show()
         line = bar.bar.columns[1].render(bar.bar.tasks[0])

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace, ui: UI) -> int:
         def stage(message: str) -> None:
             # A stage says something the user must still read after the run (journal
             # records a resume ignored, a tree rebuilt): the bar's note is gone at the
-            # next cell, and a terminal that is no TTY never shows it, so it is a line too.
+            # next cell, and a plain log (no TTY, CI) shows no bar at all, so it is a line too.
             bar.stage(message)
             ui.err.print(message, markup=False, highlight=False, soft_wrap=True)
 

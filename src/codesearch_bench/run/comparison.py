@@ -36,7 +36,7 @@ from . import environment, jobs
 from .cell import Cell, Measured, measure
 from .descriptions import corpus_out, engine_out
 from .options import CompareOptions, Events
-from .plan import Plan, cells, gaps, units
+from .plan import Plan, cells, gaps, units, workload
 from .preflight import load_specs, plan_corpora, stop_before_running
 from .resume import kept_cells, load_previous
 from .trees import Trees
@@ -122,8 +122,7 @@ class Comparison:
         self.trees = Trees(opts.corpora_root, events.stage)
         for plan in {self.cells[i][0].unit: self.cells[i][0] for i in self.todo}.values():
             self.trees.check(plan, self.failures)
-        events.planned(len(self.todo),
-                       sum(units(*self.cells[i], opts.headline_only) for i in self.todo))
+        events.planned(workload([self.cells[i] for i in self.todo], opts.headline_only))
         # Each measured cell's rows and failures by its place in the plan: written in that order.
         self.held = HeldRows(self.journal_path, opts.hold_outcomes)
         self.cell_failures: dict[int, list[Failure]] = {}

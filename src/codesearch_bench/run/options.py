@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..results.held import LIMIT as HOLD_LIMIT
-from .plan import QUESTIONS
+from .plan import QUESTIONS, Workload
 
 DEFAULT_CUTOFFS = (5, 10, 20)
 
@@ -49,9 +49,10 @@ class Events:
     stage: Callable[[str], None] = lambda msg: None
     tick: Callable[[str], None] = lambda msg: None  # one query of one pass answered
     cell_done: Callable[[str, str, bool], None] = lambda engine, corpus, ok: None
-    #: the work ahead: cells to run and queries x passes over all of them
-    planned: Callable[[int, int], None] = lambda cells, queries: None
-    #: cell i of n starts, with its queries x passes
+    #: the work ahead: the cells to run and the searches they make, with what those are
+    #: made of (queries, engines, passes)
+    planned: Callable[[Workload], None] = lambda work: None
+    #: cell i of n starts, with its searches (queries x passes)
     cell_start: Callable[[int, int, str, str, int], None] = \
         lambda i, n, engine, corpus, queries: None
     #: a finished cell taken over from an earlier run instead of run again

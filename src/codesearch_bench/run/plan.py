@@ -182,9 +182,38 @@ def rebuild(plan: Plan, corpora_root: Path) -> None:
         needles.prepare(plan.corpus, setup.dirs(root, plan.corpus))
 
 
+def passes(loaded: LoadedSpec, headline_only: bool) -> int:
+    """The per_file passes a cell of this engine makes over its queries."""
+    return 1 if headline_only else len(set(loaded.spec.per_file))
+
+
 def units(plan: Plan, loaded: LoadedSpec, headline_only: bool) -> int:
     """A cell's share of the work, and its outcomes: each query once per per_file pass."""
-    return len(plan.queries) * (1 if headline_only else len(set(loaded.spec.per_file)))
+    return len(plan.queries) * passes(loaded, headline_only)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The searches a run has ahead -- one query answered by one engine in one pass -- and
+    what they are made of, so progress can say what it counts in the units people quote."""
+
+    cells: int
+    searches: int
+    tracks: int  # the corpus tracks the cells run on
+    queries: int  # each query of each corpus track once, however many engines answer it
+    engines: int
+    passes: tuple[int, int]  # the fewest and the most passes a cell makes
+
+
+def workload(todo: list[tuple[Plan, LoadedSpec]], headline_only: bool) -> Workload:
+    """What the cells in `todo` add up to."""
+    tracks = {plan.unit: len(plan.queries) for plan, _ in todo}
+    made = [passes(loaded, headline_only) for _, loaded in todo]
+    return Workload(cells=len(todo),
+                    searches=sum(units(plan, loaded, headline_only) for plan, loaded in todo),
+                    tracks=len(tracks), queries=sum(tracks.values()),
+                    engines=len({loaded.name for _, loaded in todo}),
+                    passes=(min(made), max(made)) if made else (0, 0))
 
 
 def interleave(specs: list[LoadedSpec], corpus_index: int) -> list[LoadedSpec]:
