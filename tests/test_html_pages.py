@@ -119,6 +119,25 @@ def test_the_big_page_shows_a_querys_slots_in_chromium(tmp_path: Path) -> None:
         assert not errors, errors
 
 
+@pytest.mark.browser
+@pytest.mark.skipif(browser_missing() is not None, reason=browser_missing() or "")
+def test_a_browser_that_cannot_unpack_says_so_and_keeps_the_tables(tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    (path,) = render_html(golden(), tmp_path / "out")
+    with chromium(tmp_path) as driver:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": "delete window.DecompressionStream;"})
+        driver.get(path.as_uri())
+        WebDriverWait(driver, 10).until(
+            lambda d: "DecompressionStream" in d.find_element(By.ID, "dd-list").text)
+        assert "the tables above do not need it" in driver.find_element(By.ID, "dd-list").text
+        th = driver.find_element(By.CSS_SELECTOR, "section[data-corpus=mini] th")
+        th.click()
+        assert th.get_attribute("aria-sort")  # the page's own script still runs
+
+
 def _hrefs(text: str) -> list[str]:
     return re.findall(r'href="([^"]*)"', text)
 

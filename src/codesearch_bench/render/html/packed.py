@@ -1,7 +1,7 @@
 """Data for the page's script, gzipped and base64'd in an inert script element.
 
-The drill-down's per-query data is most of a page's weight and JSON gzips about
-fifteen to one, so each corpus's data is one packed block, unpacked by the page's
+The drill-down's per-query data is most of a page's weight and its JSON gzips about
+six to one, so each corpus's data is one packed block, unpacked by the page's
 script (the browser's DecompressionStream) only when that corpus is opened. A packed
 block needs no escaping: base64's alphabet cannot end the element or open a comment.
 `unpack` reads a block back in Python, for tests and for anyone reading a page's data.

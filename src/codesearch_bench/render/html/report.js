@@ -98,10 +98,15 @@
         "(it needs DecompressionStream: Chrome 80, Firefox 113, Safari 16.4 or later); " +
         "the tables above do not need it"));
     }
-    var raw = atob($(entry.block).textContent);
-    var bytes = new Uint8Array(raw.length);
-    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    var stream;
+    try {
+      var raw = atob($(entry.block).textContent);
+      var bytes = new Uint8Array(raw.length);
+      for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+      stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    } catch (err) {
+      return Promise.reject(err);  // a damaged block: said where the list would be
+    }
     return new Response(stream).text().then(function (text) {
       loaded[entry.name] = JSON.parse(text);
       return loaded[entry.name];
