@@ -116,7 +116,7 @@ def _corpora_table(result: ResultFile, groups: list[Group]) -> Markup:
     for group in groups:
         for index, corpus in group.corpora:
             info = result.corpora.get(corpus)
-            engines = sorted({r.engine for r in result.rows if r.corpus == corpus})
+            engines = list(dict.fromkeys(r.engine for r in result.rows if r.corpus == corpus))
             failed = sum(f.corpus == corpus for f in result.failures)
             rows.append(tag(
                 "tr", td(_link(corpus, f"{group.file}#{section_id(index)}"), None, "name",
