@@ -9,19 +9,25 @@ screenshot under .ci-artifacts/ for CI to keep.
 from __future__ import annotations
 
 import base64
-import hashlib
 import importlib.util
 import io
-import json
-import shutil
-import tempfile
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
+from htmlpage import (
+    GOLDEN,
+    REPO,
+    browser_missing,
+    chromium,
+    data_of,
+    golden,
+    page,
+    slots_of,
+    span_lines,
+    with_tree,
+)
 from minicorpus import QUERIES, SOURCES
 from rich.console import Console
 
@@ -32,98 +38,14 @@ from codesearch_bench.render.ui import UI
 from codesearch_bench.results.schema import Failure, ResultFile, SlotOut
 from codesearch_bench.results.statistics import ComparisonOut
 
-REPO = Path(__file__).resolve().parent.parent
-GOLDEN = REPO / "tests" / "golden" / "result-two-corpora.json"
 ARTIFACTS = REPO / ".ci-artifacts"
 HAS_MPL = importlib.util.find_spec("matplotlib") is not None
-VOID = {"meta", "img", "input", "br", "hr", "link"}
-
-
-class Node:
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Node | None) -> None:
-        self.tag, self.attrs, self.parent = tag, attrs, parent
-        self.children: list[Node | str] = []
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def walk(self) -> list[Node]:
-        out = [self]
-        for c in self.children:
-            if isinstance(c, Node):
-                out += c.walk()
-        return out
-
-    def find(self, tag: str, **attrs: str) -> list[Node]:
-        wanted = {k.rstrip("_").replace("_", "-"): v for k, v in attrs.items()}
-        return [n for n in self.walk() if n.tag == tag
-                and all(n.attrs.get(k) == v for k, v in wanted.items())]
-
-
-class Dom(HTMLParser):
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {}, None)
-        self.cur = self.root
-        self.feed(text)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, dict(attrs), self.cur)
-        self.cur.children.append(node)
-        if tag not in VOID:
-            self.cur = node
-
-    def handle_endtag(self, tag: str) -> None:
-        node: Node | None = self.cur
-        while node is not None and node.tag != tag:
-            node = node.parent
-        if node is not None and node.parent is not None:
-            self.cur = node.parent
-
-    def handle_data(self, data: str) -> None:
-        self.cur.children.append(data)
-
-
-def golden() -> ResultFile:
-    return ResultFile.load(GOLDEN)
-
-
-def with_tree(result: ResultFile, base: Path, *, identity: str | None = None) -> ResultFile:
-    """The result as if its corpora were still set up under base: trees, markers, query sets."""
-    corpora = {}
-    for name, info in result.corpora.items():
-        tree = base / "corpora" / name / "tree"
-        for rel, text in SOURCES.items():
-            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-            (tree / rel).write_text(text)
-        (tree.parent / ".setup-done.json").write_text(
-            json.dumps({"identity": identity or info.identity, "pin": info.pin}))
-        qs = base / f"{name}.jsonl"
-        qs.write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
-        corpora[name] = info.model_copy(update={
-            "tree": str(tree), "query_set": str(qs),
-            "query_set_sha256": hashlib.sha256(qs.read_bytes()).hexdigest()})
-    return result.model_copy(update={"corpora": corpora})
-
-
-def page(result: ResultFile, out: Path) -> tuple[str, Dom]:
-    (path,) = render_html(result, out)
-    assert path == out / "index.html"
-    text = path.read_text(encoding="utf-8")
-    return text, Dom(text)
-
-
-def data_of(dom: Dom) -> dict[str, Any]:
-    (block,) = dom.root.find("script", id="bench-data")
-    loaded: dict[str, Any] = json.loads(block.text())
-    return loaded
 
 
 @pytest.fixture
 def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Figures take seconds to draw and have their own tests (test_plots.py)."""
-    monkeypatch.setattr("codesearch_bench.render.html.page.figures",
+    monkeypatch.setattr("codesearch_bench.render.html.pages.figures",
                         lambda result: ({}, "figures left out by this test"))
 
 
@@ -278,15 +200,15 @@ def test_drill_down_has_every_query_slots_gains_text_and_gold(tmp_path: Path) ->
     assert q1["text"] == QUERIES[0]["query"]
     (gold,) = q1["gold"]
     assert (gold["path"], gold["start"], gold["end"]) == ("pkg/config.py", 4, 7)
-    assert "def load_settings(path):" in mini["text"][gold["key"]]["lines"]
+    assert "def load_settings(path):" in (span_lines(mini, "pkg/config.py", 4, 7) or [])
     grep = mini["runs"]["grep|1"]["outcomes"]["q1"]
-    (slot,) = grep["slots"]
+    (slot,) = slots_of(mini, grep)
     assert (slot["path"], slot["fg"], slot["cg"]) == ("pkg/config.py", 1, 1)
     (chunk,) = slot["chunks"]
     assert (chunk["s"], chunk["e"], chunk["gold"]) == (1, 12, True)
-    assert mini["text"][chunk["key"]]["lines"][3] == "def load_settings(path):"
+    assert (span_lines(mini, "pkg/config.py", 1, 12) or [])[3] == "def load_settings(path):"
     fake = mini["runs"]["fixed-table-fake|1"]["outcomes"]["q1"]
-    assert [(s["path"], s["fg"], s["chunks"][0]["gold"]) for s in fake["slots"]] == [
+    assert [(s["path"], s["fg"], s["chunks"][0]["gold"]) for s in slots_of(mini, fake)] == [
         ("pkg/cells.py", 0, False), ("pkg/config.py", 1, False)]  # lines 9-11 miss 4-7
     assert fake["scores"]["chunk.hit@10"] == 0.0 and grep["scores"]["chunk.hit@10"] == 1.0
     assert any("resolved from the tree at report time" in n for n in mini["notes"])
@@ -304,8 +226,8 @@ def test_a_chunk_overlaps_gold_when_they_share_a_line(tmp_path: Path) -> None:
         row.queries[0].model_copy(update={"slots": [slot], "file_gains": [1]}),
         *row.queries[1:]]})
     _, dom = page(result.model_copy(update={"rows": rows}), tmp_path / "out")
-    (got,) = data_of(dom)["corpora"]["mini"]["runs"]["fixed-table-fake|1"]["outcomes"]["q1"][
-        "slots"]
+    mini = data_of(dom)["corpora"]["mini"]
+    (got,) = slots_of(mini, mini["runs"]["fixed-table-fake|1"]["outcomes"]["q1"])
     assert [c["gold"] for c in got["chunks"]] == [True, False, True, False]
 
 
@@ -315,7 +237,7 @@ def test_a_gone_or_rebuilt_tree_is_said_not_guessed(tmp_path: Path) -> None:
     mini = data_of(dom)["corpora"]["mini"]
     assert mini["text"] == {} and mini["queries"][0]["text"] is None
     assert any("not on this machine" in n for n in mini["notes"])
-    assert mini["runs"]["grep|1"]["outcomes"]["q1"]["slots"][0]["fg"] == 1  # gains still
+    assert mini["runs"]["grep|1"]["outcomes"]["q1"]["slots"][0][1] == 1  # the file gain, still
     _, dom = page(with_tree(golden(), tmp_path / "b", identity="another entry"),
                   tmp_path / "rebuilt")
     mini = data_of(dom)["corpora"]["mini"]
@@ -376,15 +298,18 @@ def test_user_text_is_escaped_everywhere(tmp_path: Path) -> None:
                       stderr_tail="<b>bold</b>\n</pre><script>x()</script>")
     text, dom = page(result.model_copy(update={"rows": rows, "failures": [failure]}),
                      tmp_path / "out")
-    assert len(dom.root.find("script")) == 2  # the data block and the page's own script
+    # the index block, a packed block per corpus and the page's own script
+    assert [s.attrs.get("type") for s in dom.root.find("script")] == [
+        "application/octet-stream", "application/octet-stream", "application/json", None]
     assert not [n for n in dom.root.find("img") if "onerror" in n.attrs]
     (failures,) = [d for d in dom.root.find("div") if d.attrs.get("class") == "failures"]
     assert hostile in failures.text() and "</pre><script>x()</script>" in failures.text()
     assert "&lt;script&gt;alert(&quot;fail&quot;)&lt;/script&gt;" in text
     flags = [s.text() for s in dom.root.find("span", class_="flag bad")]
     assert "!! <img src=x onerror=alert(2)>" in flags
-    slot = data_of(dom)["corpora"]["mini"]["runs"]["grep|1"]["outcomes"]["q1"]["slots"][0]
-    assert slot["path"] == path  # the JSON block hides it from the HTML parser, not from JSON
+    mini = data_of(dom)["corpora"]["mini"]
+    slot = slots_of(mini, mini["runs"]["grep|1"]["outcomes"]["q1"])[0]
+    assert slot["path"] == path  # the packed block hides it from the HTML parser, not from JSON
 
 
 @pytest.mark.usefixtures("no_figures")
@@ -437,44 +362,15 @@ def test_figures_are_inline_pngs(tmp_path: Path) -> None:
 
 # ---- the page in a real browser ------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-HAS_SELENIUM = importlib.util.find_spec("selenium") is not None
-
-
-def _browser_missing() -> str | None:
-    if not HAS_SELENIUM:
-        return "selenium not installed (pip install -e '.[browser]')"
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        return "chromium and chromium-driver not installed (apt-get install chromium " \
-               "chromium-driver)"
-    return None
-
-
 @pytest.mark.browser
-@pytest.mark.skipif(_browser_missing() is not None, reason=_browser_missing() or "")
+@pytest.mark.skipif(browser_missing() is not None, reason=browser_missing() or "")
 def test_the_page_in_headless_chromium(tmp_path: Path) -> None:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     (path,) = render_html(with_tree(golden(), tmp_path), tmp_path / "out")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    profile = tempfile.mkdtemp(prefix="chromium-", dir=tmp_path)
-    # The background-networking flags keep Chromium from hanging on connections a closed
-    # network never answers.
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--window-size=1300,1100",
-                 f"--user-data-dir={profile}"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     started = time.monotonic()
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=opts)
-    try:
-        driver.set_page_load_timeout(30)
+    with chromium(tmp_path) as driver:
         driver.get(path.as_uri())
         WebDriverWait(driver, 10).until(
             lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
@@ -498,6 +394,9 @@ def test_the_page_in_headless_chromium(tmp_path: Path) -> None:
         assert order() == ["bm25", "bm25-persistent", "fixed-table-fake", "grep"]
 
         Select(driver.find_element(By.ID, "dd-corpus")).select_by_value("mini")
+        # the corpus's data is unpacked in the page (DecompressionStream) before it shows
+        WebDriverWait(driver, 10).until(
+            lambda d: d.find_element(By.ID, "drill").get_attribute("data-loaded") == "mini")
         Select(driver.find_element(By.ID, "dd-a")).select_by_value("grep")
         Select(driver.find_element(By.ID, "dd-b")).select_by_value("fixed-table-fake")
         listed = [tr.get_attribute("data-query") for tr in
@@ -534,6 +433,4 @@ def test_the_page_in_headless_chromium(tmp_path: Path) -> None:
         assert driver.save_screenshot(str(ARTIFACTS / "html-report-drilldown.png"))
         driver.execute_script("window.scrollTo(0, 0)")
         assert driver.save_screenshot(str(ARTIFACTS / "html-report.png"))
-    finally:
-        driver.quit()
     assert time.monotonic() - started < 60

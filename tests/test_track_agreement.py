@@ -20,7 +20,7 @@ from scipy.stats import kendalltau
 from synthetic_result import rows_of, spec
 
 from codesearch_bench.protocol import CHUNK_RECALL, FILE_MRR
-from codesearch_bench.render.html.page import render_page
+from codesearch_bench.render.html.pages import render_page
 from codesearch_bench.render.markdown import render_markdown
 from codesearch_bench.render.table import render_compare
 from codesearch_bench.results.schema import CorpusOut, EngineOut, ResultFile, Row
@@ -103,7 +103,7 @@ def _scipy(result: ResultFile, base: str, metric: str) -> float:
 @pytest.fixture
 def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Figures take seconds to draw and have their own tests (test_plots.py)."""
-    monkeypatch.setattr("codesearch_bench.render.html.page.figures",
+    monkeypatch.setattr("codesearch_bench.render.html.pages.figures",
                         lambda result: ({}, "figures left out by this test"))
 
 

@@ -1,12 +1,14 @@
-"""`bench report --format html`: one self-contained static page of a comparison.
+"""`bench report --format html`: a self-contained static report of a comparison.
 
 `render_html(result, out_dir)` writes `out_dir/index.html`: per corpus and track
 the headline table with intervals and significance tiers (sortable), the figures
 inline, the paired comparisons, a per-query drill-down of any two engines, and the
-run's provenance. Script, style and figures are inline and the page fetches
-nothing, so it opens from file:// on a machine without network.
+run's provenance. A report too big for one page (pages.ONE_PAGE) is a summary page,
+`index.html`, and a page per corpus beside it. Script, style, figures and the
+drill-down's data (packed) are inline and no page fetches anything, so each opens
+from file:// on a machine without network.
 
-This module imports only what the exporter registry needs; the page itself is
+This module imports only what the exporter registry needs; the pages themselves are
 built on first use, so `bench` starts as fast with this format registered.
 """
 
@@ -29,16 +31,10 @@ class _Options(Protocol):
 
 
 def render_html(result: ResultFile, out_dir: Path) -> list[Path]:
-    """Write the page into out_dir; returns the paths written."""
-    from .page import render_page
+    """Write the report into out_dir; returns the paths written, the entry page first."""
+    from .pages import write_report
 
-    text = render_page(result)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / PAGE
-    tmp = path.with_name(f".{PAGE}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # a reader reloading the page never sees half of it
-    return [path]
+    return write_report(result, out_dir)
 
 
 def export(result: ResultFile, opts: _Options, ui: UI) -> None:
@@ -46,5 +42,7 @@ def export(result: ResultFile, opts: _Options, ui: UI) -> None:
 
     paths = into_directory(opts.out or Path("report"), f"html writes {PAGE}",
                            lambda d: render_html(result, d))
-    for path in paths:
-        ui.out.print(f"wrote {path}", markup=False, highlight=False)
+    ui.out.print(f"wrote {paths[0]}", markup=False, highlight=False)
+    if len(paths) > 1:
+        ui.out.print(f"  and {len(paths) - 1} corpus pages beside it, linked from it "
+                     "(too big for one page)", markup=False, highlight=False)

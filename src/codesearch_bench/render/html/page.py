@@ -1,25 +1,25 @@
-"""The whole page: header and reading notes, a section per corpus (both tracks' tables,
-paired comparisons, figures, failures), the drill-down, provenance, and the data and
-script the drill-down runs on.
+"""The pieces every page is made of: head, header and reading notes, the verdict, a
+section per corpus (both tracks' tables, paired comparisons, figures, failures), the
+drill-down with its packed data, and the script.
 
-Everything is inline, so the one file opens from file:// with no network; the
-tables are plain HTML, readable with scripts off, and the drill-down needs the script.
+Everything is inline, so each file opens from file:// with no network; the tables are
+plain HTML, readable with scripts off, and the drill-down needs the script. Which
+pieces go on which page is pages.py's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ...results.schema import ResultFile
 from ...scoring.verdict import sentences, verdict
 from ..formats import FLAG_HELP, flags_used, rows_of
-from ..plots.figure import corpora_of
-from .figures import figures
 from .markup import Markup, asset, esc, inline_script, inline_style, join, json_script, tag, void
+from .packed import packed_script
 from .paired import comparisons_table
-from .provenance import provenance
-from .queries import drill_data
-from .summary import summary_section
+from .queries import corpus_json, drill_index
 from .tables import TRACKS, failures_block, headline_table, parse_problems
-from .tracks import SECTION, tracks_section
+from .texts import Budget
 
 READING = (
     "Intervals are 95% bootstrap intervals over the queries; on 30–50 queries they overlap "
@@ -33,11 +33,70 @@ READING = (
     "Latency is a property of the integration (a one-shot engine pays start-up per query); "
     "index cost compares only when every engine rebuilt from nothing (--reindex).",
 )
+# The page is a file: no request may leave it, whatever a string holds.
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+       "script-src 'unsafe-inline'")
+
+Plots = dict[str, list[tuple[str, str]]]
 
 
-def _corpus_section(result: ResultFile, corpus: str, index: int,
-                    plots: list[tuple[str, str]] | None, plots_note: str | None) -> Markup:
-    sid = f"corpus-{index}"
+def section_id(index: int) -> str:
+    """A corpus section's anchor, by the corpus's place in the result: the same on the
+    one page and on a corpus's own page, so links from the summary page can name it."""
+    return f"corpus-{index}"
+
+
+def opening(title: str) -> Markup:
+    """Everything before the page's main content."""
+    head = join([void("meta", charset="utf-8"),
+                 void("meta", name="viewport", content="width=device-width, initial-scale=1"),
+                 void("meta", http_equiv="Content-Security-Policy", content=CSP),
+                 tag("title", title), inline_style(asset("report.css"))])
+    return Markup(f'<!doctype html>\n<html lang="en"><head>{head}</head><body><main>')
+
+
+def closing() -> Markup:
+    return Markup(inline_script(asset("report.js")) + "</body></html>\n")
+
+
+def end_main() -> Markup:
+    return Markup("</main>")
+
+
+def header(result: ResultFile, heading: str, nav: list[Markup]) -> Markup:
+    warnings = []
+    if result.interrupted:
+        warnings.append("Interrupted run: only finished cells are here.")
+    if result.shard:
+        warnings.append(f"One shard ({result.shard}) of a comparison: merge the shards with "
+                        "`bench report --merge` for the whole picture.")
+    return tag("header",
+               tag("h1", "Comparison: ", heading or "(no corpora)"),
+               tag("p", f"{len(result.engines)} engines ({', '.join(result.engines)}) · created "
+                   f"{result.created} · bench {result.bench_version} · protocol "
+                   f"{result.protocol_version}", class_="sub"),
+               *[tag("p", w, class_="warning") for w in warnings],
+               tag("nav", *[link for link in nav if link]), class_="top")
+
+
+def reading() -> Markup:
+    return tag("details", tag("summary", "Reading a comparison honestly"),
+               tag("ul", *[tag("li", line) for line in READING]), class_="howto")
+
+
+def verdict_section(result: ResultFile) -> Markup:
+    said = sentences(verdict(result))
+    if not said:
+        return esc("")
+    return tag("section", tag("h2", "Verdict"),
+               tag("p", "Significant after Holm on each corpus; for the rest, the smallest "
+                   "difference the run could detect.", class_="sub"),
+               tag("ul", *[tag("li", line) for line in said]), id="verdict")
+
+
+def corpus_section(result: ResultFile, corpus: str, index: int,
+                   plots: list[tuple[str, str]] | None, plots_note: str | None) -> Markup:
+    sid = section_id(index)
     info = result.corpora.get(corpus)
     rows = rows_of(result, corpus, headline_only=False)
     title = (f"{corpus}: {info.files} files ({info.tier}), {info.queries} queries" if info
@@ -69,7 +128,7 @@ def _corpus_section(result: ResultFile, corpus: str, index: int,
     return tag("section", join(parts), id=sid, class_="corpus", data_corpus=corpus)
 
 
-def _drill_section() -> Markup:
+def drill_section() -> Markup:
     def select(sid: str, label: str) -> Markup:
         return tag("label", label, " ", tag("select", id=sid))
 
@@ -91,53 +150,17 @@ def _drill_section() -> Markup:
                tag("div", id="dd-list"), tag("div", id="dd-detail"), id="drill")
 
 
-def render_page(result: ResultFile) -> str:
-    corpora = corpora_of(result)
-    plots, plots_note = figures(result)
-    title = "codesearch-bench: " + ", ".join(corpora)
-    warnings = []
-    if result.interrupted:
-        warnings.append("Interrupted run: only finished cells are here.")
-    if result.shard:
-        warnings.append(f"One shard ({result.shard}) of a comparison: merge the shards with "
-                        "`bench report --merge` for the whole picture.")
-    summary = summary_section(result)
-    said = sentences(verdict(result))
-    found = esc("")
-    if said:
-        found = join([tag("section", tag("h2", "Verdict"),
-                                     tag("p", "Significant after Holm on each corpus; for "
-                                         "the rest, the smallest difference the run could "
-                                         "detect.", class_="sub"),
-                                     tag("ul", *[tag("li", line) for line in said]),
-                                     id="verdict")])
-    generated = tracks_section(result)
-    nav = tag("nav", tag("a", "across corpora", href="#summary") if summary else "",
-              tag("a", "needle tracks", href=f"#{SECTION}") if generated else "",
-              *[tag("a", c, href=f"#corpus-{i}") for i, c in enumerate(corpora)],
-              tag("a", "drill-down", href="#drill"), tag("a", "provenance", href="#provenance"))
-    header = tag("header",
-                 tag("h1", "Comparison: ", ", ".join(corpora) or "(no corpora)"),
-                 tag("p", f"{len(result.engines)} engines ({', '.join(result.engines)}) · created "
-                     f"{result.created} · bench {result.bench_version} · protocol "
-                     f"{result.protocol_version}", class_="sub"),
-                 *[tag("p", w, class_="warning") for w in warnings], nav, class_="top")
-    reading = tag("details", tag("summary", "Reading a comparison honestly"),
-                  tag("ul", *[tag("li", line) for line in READING]), class_="howto")
-    sections = [_corpus_section(result, c, i, plots.get(c), plots_note)
-                for i, c in enumerate(corpora)]
-    orphans = failures_block(result, None) if not corpora else esc("")
-    body = tag("main", header, reading, summary, found, generated, *sections, orphans,
-               _drill_section(), provenance(result))
-    head = join([void("meta", charset="utf-8"),
-                 void("meta", name="viewport", content="width=device-width, initial-scale=1"),
-                 # The page is a file: no request may leave it, whatever a string holds.
-                 void("meta", http_equiv="Content-Security-Policy",
-                      content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-                      "script-src 'unsafe-inline'"),
-                 tag("title", title), inline_style(asset("report.css"))])
-    page = join([Markup("<!doctype html>\n"),
-                 tag("html", tag("head", head),
-                     tag("body", body, json_script("bench-data", drill_data(result, corpora)),
-                         inline_script(asset("report.js"))), lang="en")])
-    return page + "\n"
+def drill_data(result: ResultFile, corpora: list[tuple[int, str]]) -> Iterator[Markup]:
+    """The drill-down's data for these (index, corpus) pairs: a packed block per corpus,
+    made one at a time, then the small index block naming them. The corpora share one
+    text budget (`texts.Budget`): theirs is one page."""
+    budget = Budget(corpora=len(corpora))
+    named = []
+    for index, corpus in corpora:
+        block = f"dd-data-{index}"
+        share = budget.share()
+        allowed = share.left
+        yield packed_script(block, corpus_json(result, corpus, share))
+        budget.spent(share, allowed)
+        named.append((corpus, block))
+    yield json_script("bench-data", drill_index(named))

@@ -5,128 +5,46 @@ no text, no query wording and no gold spans. What it lacks is read at report
 time from where the run left it, and only when that is still the run's:
 
 - the text at each span from the candidate tree (`corpora[name].tree`), through
-  `TreeText`, when the tree's setup marker still names the recorded corpus identity;
+  `texts.Texts`, when the tree's setup marker still names the recorded corpus identity;
 - the query wording and gold items from the query set, when its hash is still the
   recorded `query_set_sha256`;
 - gold spans resolved in that tree, unless the outcome carries them itself.
 
 Whatever cannot be read is said, per corpus, instead of guessed; the gains alone
 still say which slot found gold.
+
+A corpus's data is one JSON object, written a row at a time (`corpus_json`) so a big
+corpus is never held as one structure. It is the page's own format, read by report.js:
+
+- `queries`: `{id, text, split, tags, gold: [{label, path, start, end} | {label,
+  unresolved}]}` in the rows' order;
+- `runs["engine|per_file"]`: `{engine, per_file, outcomes: {query id: outcome}}`, an
+  outcome `{latency, error, raw, first_file, first_chunk, entered, outside, tokens,
+  scores, slots}` with each slot `[path index, file gain, chunk gain or null, [[start,
+  end - start, 1 if the lines overlap gold else 0], ...]]`;
+- `paths`: the slots' paths, each once; `text`: `texts.Texts.table()`; `notes`: what
+  could not be read.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...corpus.layout import CorpusDir
 from ...corpus.tree import TreeText
 from ...errors import BenchError
 from ...gold.grammars import GoldError
 from ...gold.queries import GoldRef, Query, load_queries
 from ...gold.resolve import resolve
 from ...model import Span
-from ...protocol import (
-    CHUNK_HIT,
-    CHUNK_MRR,
-    CHUNK_RECALL,
-    FILE_HIT,
-    FILE_MRR,
-    FILE_RECALL,
-    HEADLINE_CUTOFF,
-)
+from ...protocol import CHUNK_HIT, FILE_HIT, HEADLINE_CUTOFF
 from ...results.schema import QueryOutcome, ResultFile, Row
 from ..formats import rows_of
+from .texts import SHOWN_LINES, Budget, Texts, tree_of
 
-SHOWN_LINES = 40  # per span: enough to recognise a definition, not a whole file
-TEXT_BUDGET = 8_000_000  # characters of tree text per page, so a big run stays openable
-SCORES = (FILE_HIT, CHUNK_HIT, FILE_RECALL, CHUNK_RECALL, FILE_MRR, CHUNK_MRR)
-
-
-@dataclass
-class _Texts:
-    tree: TreeText | None
-    budget: int = TEXT_BUDGET
-    table: dict[str, dict[str, Any]] = field(default_factory=dict)
-    cut: bool = False
-
-    def key(self, path: str, start: int | None, end: int | None) -> str | None:
-        """The span's key in the page's text table, reading it the first time."""
-        if self.tree is None or start is None or end is None:
-            return None
-        key = f"{path}:{start}-{end}"
-        if key in self.table:
-            return key
-        lines = self.tree.at(path, start, end)
-        if lines is None:
-            self.table[key] = {"missing": True}
-            return key
-        shown = [line[:400] for line in lines[:SHOWN_LINES]]
-        size = sum(len(line) for line in shown)
-        if size > self.budget:
-            self.cut = True
-            return None
-        self.budget -= size
-        self.table[key] = {"start": max(start, 1), "lines": shown,
-                           "more": max(0, len(lines) - len(shown))}
-        return key
-
-
-def tree_of(result: ResultFile, corpus: str) -> tuple[Path | None, str | None]:
-    """The candidate tree if it is still the run's, else why its text is not shown.
-
-    The result file may be someone else's: its `tree` can name any folder on this
-    machine. Only a folder whose setup marker records this corpus's identity (and pin)
-    is read -- a missing or unreadable marker is not the run's tree.
-    """
-    info = result.corpora.get(corpus)
-    if info is None:
-        return None, "this corpus has no entry in the result's corpora"
-    tree = Path(info.tree)
-    if not tree.is_dir():
-        return None, (f"the candidate tree {info.tree} is not on this machine any more: the "
-                      "text at each span is not shown (the spans and gains are)")
-    # A track's pin is its manifest's (the corpus pin and the transform), not the marker's.
-    pin = info.pin if info.track == "questions" else None
-    marked = _marked_identity(tree, info.track)
-    if marked is not None and marked != (info.identity, pin):
-        return None, (f"the tree at {info.tree} was rebuilt from another corpora.toml entry "
-                      "since this run: its text would not be what the engines saw")
-    if marked is None:
-        return None, (f"the folder at {info.tree} has no setup marker naming this run's "
-                      "corpus identity and pin (rebuilt since, or not a corpus tree): its "
-                      "text would not be what the engines saw, so none is shown")
-    return tree, None
-
-
-def _json_object(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _marked_identity(tree: Path, track: str) -> tuple[object, object] | None:
-    """(identity, pin) as the setup marker beside `tree` records them; None without one.
-
-    A track's tree (`<corpus>/tracks/<track>/tree`) is identified as run/plan.Plan does:
-    the sha256 of the corpus marker's identity and the track record's key (that identity
-    covers the corpus pin)."""
-    if track == "questions":
-        marker = _json_object(CorpusDir(tree.parent).setup_marker)
-        return (marker["identity"], marker.get("pin")) if "identity" in marker else None
-    base = CorpusDir(tree.parent.parent.parent)
-    marker = _json_object(base.setup_marker)
-    key = _json_object(base.track(tree.parent.name).record).get("key")
-    if "identity" not in marker or not isinstance(key, str) or tree.parent.parent.name != \
-            "tracks":
-        return None
-    blob = f"{marker['identity']}:{key}".encode()
-    return hashlib.sha256(blob).hexdigest(), None
+METRICS = (FILE_HIT, CHUNK_HIT)  # what the drill-down sorts queries on, the only scores kept
 
 
 def queries_of(result: ResultFile, corpus: str) -> tuple[dict[str, Query], str | None]:
@@ -173,88 +91,139 @@ def _recorded_gold(outcome: QueryOutcome) -> list[Span] | None:
     return [Span(g.path, g.start, g.end, g.symbol) for g in outcome.gold if g.path]
 
 
-def _overlap(path: str, start: int | None, end: int | None, gold: list[Span]) -> bool:
-    return any(g.path == path and None not in (start, end, g.start, g.end)
-               and start <= g.end and g.start <= end  # type: ignore[operator]
-               for g in gold)
+def _overlap(start: int | None, end: int | None, gold: list[tuple[int, int]]) -> bool:
+    return start is not None and end is not None and any(
+        start <= g_end and g_start <= end for g_start, g_end in gold)
 
 
-def _outcome(o: QueryOutcome, gold: list[Span], texts: _Texts) -> dict[str, Any]:
+def _by_path(gold: list[Span]) -> dict[str, list[tuple[int, int]]]:
+    """A query's gold lines by path: most slots are of a file holding none."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for g in gold:
+        if g.start is not None and g.end is not None:
+            out.setdefault(g.path, []).append((g.start, g.end))
+    return out
+
+
+def _dumps(value: object) -> str:
+    # ASCII: a path with a lone surrogate (an undecodable name) still encodes.
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
+class _Paths:
+    """Each slot path once per corpus: a big corpus repeats a few thousand paths a
+    hundred thousand times, further apart than gzip's window reaches."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, path: str) -> int:
+        return self.index.setdefault(path, len(self.index))
+
+
+def _outcome(o: QueryOutcome, gold: dict[str, list[tuple[int, int]]],
+             paths: _Paths) -> dict[str, Any]:
     slots = []
     for i, slot in enumerate(o.slots):
-        chunks = [{"s": s, "e": e, "key": texts.key(slot.path, s, e),
-                   "gold": _overlap(slot.path, s, e, gold)} for s, e in slot.chunks]
-        slots.append({"path": slot.path, "chunks": chunks,
-                      "fg": o.file_gains[i] if i < len(o.file_gains) else 0,
-                      "cg": (o.chunk_gains[i] if o.chunk_gains is not None
-                             and i < len(o.chunk_gains) else None)})
-    return {"latency": o.latency_s, "error": o.error, "raw": o.raw_hits, "n_slots": o.n_slots,
+        lines = gold.get(slot.path, [])
+        # The length, not the end: an engine's chunks are mostly one size, which gzips.
+        chunks = [[s, None if s is None or e is None else e - s,
+                   int(bool(lines) and _overlap(s, e, lines))] for s, e in slot.chunks]
+        slots.append([paths(slot.path), o.file_gains[i] if i < len(o.file_gains) else 0,
+                      o.chunk_gains[i] if o.chunk_gains is not None
+                      and i < len(o.chunk_gains) else None, chunks])
+    latency = None if o.latency_s is None else round(o.latency_s, 4)  # shown to 0.1 ms
+    return {"latency": latency, "error": o.error, "raw": o.raw_hits,
             "first_file": o.first_file_slot, "first_chunk": o.first_chunk_slot,
             "entered": o.chunk_entered, "outside": o.outside,
             "tokens": (o.tokens or {}).get("tokens@10"),
-            "scores": {m: o.scores[m] for m in SCORES if m in o.scores}, "slots": slots}
+            "scores": {m: o.scores[m] for m in METRICS if m in o.scores}, "slots": slots}
 
 
-def _gold_entry(span: Span | str, texts: _Texts) -> dict[str, Any]:
+def _read_slot_text(rows: list[Row], texts: Texts) -> None:
+    """The slots' text, rank by rank across every engine and query: when the budget runs
+    out, what is left without text is the slots furthest down, not the last engine's."""
+    depth = max((len(o.slots) for r in rows for o in r.queries), default=0)
+    for rank in range(depth):
+        for r in rows:
+            for o in r.queries:
+                if rank < len(o.slots):
+                    slot = o.slots[rank]
+                    for s, e in slot.chunks:
+                        texts.want(slot.path, s, e)
+
+
+def _gold_entry(span: Span | str, texts: Texts) -> dict[str, Any]:
     if isinstance(span, str):
         return {"label": span, "unresolved": True}
-    return {"label": span.label, "path": span.path, "start": span.start, "end": span.end,
-            "key": texts.key(span.path, span.start, span.end)}
+    texts.want(span.path, span.start, span.end)
+    return {"label": span.label, "path": span.path, "start": span.start, "end": span.end}
 
 
-def corpus_data(result: ResultFile, corpus: str) -> dict[str, Any]:
-    """Everything the drill-down shows for one corpus, for the page's JSON block."""
+def corpus_json(result: ResultFile, corpus: str, budget: Budget) -> Iterator[str]:
+    """Everything the drill-down shows for one corpus, as pieces of one JSON object.
+
+    The gold's text is read first, so a budget that runs out leaves engines' slots
+    without text before it leaves the gold without."""
     tree, tree_note = tree_of(result, corpus)
     known, query_note = queries_of(result, corpus)
-    texts = _Texts(TreeText(tree) if tree is not None else None)
+    texts = Texts(TreeText(tree) if tree is not None else None, budget)
     info = result.corpora.get(corpus)
     langs = info.languages if info else {}
     h_as_cpp = "cpp" in langs and "c" not in langs  # how setup counted the .h files
     rows = rows_of(result, corpus, headline_only=False)
-    order: list[str] = []
+    carried: dict[str, list[Span] | None] = {}  # the first outcome's that carries any
     for r in rows:
-        order += [o.id for o in r.queries if o.id not in order]
+        for o in r.queries:
+            if carried.get(o.id) is None:
+                carried[o.id] = _recorded_gold(o)
+    order = list(carried)
     cache: dict[GoldRef, Span | str] = {}
     gold: dict[str, list[Span | str]] = {}
     recorded = False
     for qid in order:
-        carried = next((g for r in rows for o in r.queries if o.id == qid
-                        for g in [_recorded_gold(o)] if g is not None), None)
-        if carried is not None:
+        spans = carried[qid]
+        if spans is not None:
             recorded = True
-            gold[qid] = list(carried)
+            gold[qid] = list(spans)
         elif qid in known:
             gold[qid] = _gold_spans(known[qid], tree, h_as_cpp, cache)
         else:
             gold[qid] = []
-    runs: dict[str, Any] = {}
-    for r in rows:
-        runs[run_key(r)] = {
-            "engine": r.engine, "per_file": r.per_file, "headline": r.headline,
-            "spans": r.spans, "outcomes": {
-                o.id: _outcome(o, [g for g in gold.get(o.id, []) if isinstance(g, Span)],
-                               texts) for o in r.queries}}
     queries = []
     for qid in order:
         q = known.get(qid)
         queries.append({"id": qid, "text": q.query if q else None,
                         "split": q.split if q else None, "tags": list(q.tags) if q else [],
                         "gold": [_gold_entry(g, texts) for g in gold[qid]]})
+    yield ('{"engines":' + _dumps(list(dict.fromkeys(r.engine for r in rows)))
+           + ',"passes":' + _dumps(sorted({r.per_file for r in rows}))
+           + ',"queries":' + _dumps(queries) + ',"runs":{')
+    del queries
+    _read_slot_text(rows, texts)
+    paths = _Paths()
+    lines = {qid: _by_path([g for g in spans if isinstance(g, Span)])
+             for qid, spans in gold.items()}
+    for i, r in enumerate(rows):
+        run = {"engine": r.engine, "per_file": r.per_file, "outcomes": {
+            o.id: _outcome(o, lines.get(o.id, {}), paths) for o in r.queries}}
+        yield ("," if i else "") + _dumps(run_key(r)) + ":" + _dumps(run)
     notes = [n for n in (tree_note, query_note) if n]
     if texts.cut:
         notes.append("the page's text budget ran out: some spans show no text")
     if not recorded and known and tree is not None:
         notes.append("gold spans were resolved from the tree at report time (the result "
                      "file does not record them); the gains are the run's own")
-    return {"engines": list(dict.fromkeys(r.engine for r in rows)),
-            "passes": sorted({r.per_file for r in rows}), "runs": runs, "queries": queries,
-            "text": texts.table, "notes": notes}
+    yield ('},"paths":' + _dumps(list(paths.index)) + ',"text":' + _dumps(texts.table())
+           + ',"notes":' + _dumps(notes) + "}")
 
 
 def run_key(row: Row) -> str:
     return f"{row.engine}|{row.per_file}"
 
 
-def drill_data(result: ResultFile, corpora: list[str]) -> dict[str, Any]:
-    return {"corpora": {c: corpus_data(result, c) for c in corpora},
-            "metrics": [FILE_HIT, CHUNK_HIT], "cutoff": HEADLINE_CUTOFF}
+def drill_index(corpora: list[tuple[str, str]]) -> dict[str, Any]:
+    """The page's small JSON block: which data block holds each corpus, and the settings
+    the script reads (the metrics to compare on, the cutoff, the lines a span shows)."""
+    return {"corpora": [{"name": name, "block": block} for name, block in corpora],
+            "metrics": list(METRICS), "cutoff": HEADLINE_CUTOFF, "shown": SHOWN_LINES}

@@ -1,5 +1,5 @@
 // The page's behaviour: sortable tables, the per_file toggle, the per-query drill-down.
-// No framework and no network: everything comes from the JSON block in the page, and
+// No framework and no network: everything comes from the data blocks in the page, and
 // every piece of it reaches the DOM through textContent, never as HTML.
 (function () {
   "use strict";
@@ -69,8 +69,11 @@
   }
 
   // ---- drill-down --------------------------------------------------------------
+  // Each corpus's data is a gzipped, base64'd block, unpacked (DecompressionStream)
+  // the first time that corpus is chosen; the small "bench-data" block names them.
 
-  var data = null;
+  var index = null;
+  var loaded = {};  // corpus -> its unpacked data
   var state = { corpus: null, pass: null, a: null, b: null, metric: null, query: null };
   var CATS = [
     ["won", "A found, B missed"], ["lost", "B found, A missed"],
@@ -88,7 +91,29 @@
     select.value = chosen;
   }
 
-  function corpus() { return data.corpora[state.corpus]; }
+  function unpack(entry) {
+    if (loaded[entry.name]) return Promise.resolve(loaded[entry.name]);
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser cannot unpack the drill-down's data " +
+        "(it needs DecompressionStream: Chrome 80, Firefox 113, Safari 16.4 or later); " +
+        "the tables above do not need it"));
+    }
+    var stream;
+    try {
+      var raw = atob($(entry.block).textContent);
+      var bytes = new Uint8Array(raw.length);
+      for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+      stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    } catch (err) {
+      return Promise.reject(err);  // a damaged block: said where the list would be
+    }
+    return new Response(stream).text().then(function (text) {
+      loaded[entry.name] = JSON.parse(text);
+      return loaded[entry.name];
+    });
+  }
+
+  function corpus() { return loaded[state.corpus]; }
   function run(engine) { return corpus().runs[engine + "|" + state.pass]; }
 
   function value(engine, qid) {
@@ -108,20 +133,38 @@
     return "missed";
   }
 
+  function say(text, cls) {
+    $("dd-filters").textContent = "";
+    $("dd-detail").textContent = "";
+    var list = $("dd-list");
+    list.textContent = "";
+    list.appendChild(el("p", { "class": cls || "note", text: text }));
+  }
+
+  // Opens a corpus once its data is unpacked; a later choice wins over a slower earlier one.
   function setCorpus(name) {
     state.corpus = name;
-    var c = corpus();
-    state.pass = String(c.passes[0]);
-    var engines = c.engines.filter(function (e) { return run(e); });
-    state.a = engines[0] || null;
-    state.b = engines[1] || engines[0] || null;
-    fill($("dd-pass"), c.passes.map(String), null, state.pass);
-    fill($("dd-a"), engines, null, state.a);
-    fill($("dd-b"), engines, null, state.b);
     state.query = null;
-    var notes = $("dd-notes");
-    notes.textContent = "";
-    c.notes.forEach(function (n) { notes.appendChild(el("li", { text: n })); });
+    $("drill").removeAttribute("data-loaded");
+    $("dd-notes").textContent = "";
+    var entry = index.corpora.filter(function (c) { return c.name === name; })[0];
+    if (!loaded[name]) say("Unpacking the data of " + name + "…");
+    return unpack(entry).then(function () {
+      if (state.corpus !== name) return;
+      var c = corpus();
+      state.pass = String(c.passes[0]);
+      var engines = c.engines.filter(function (e) { return run(e); });
+      state.a = engines[0] || null;
+      state.b = engines[1] || engines[0] || null;
+      fill($("dd-pass"), c.passes.map(String), null, state.pass);
+      fill($("dd-a"), engines, null, state.a);
+      fill($("dd-b"), engines, null, state.b);
+      c.notes.forEach(function (n) { $("dd-notes").appendChild(el("li", { text: n })); });
+      renderList();
+      $("drill").setAttribute("data-loaded", name);
+    }, function (err) {
+      if (state.corpus === name) say(String(err.message || err), "warning");
+    });
   }
 
   function rankText(o, which) {
@@ -133,10 +176,9 @@
 
   function renderList() {
     var c = corpus();
+    if (!c) return;
     if (!state.a) {
-      $("dd-filters").textContent = "";
-      $("dd-list").textContent = "";
-      $("dd-list").appendChild(el("p", { "class": "note", text: "No engine has rows on this corpus." }));
+      say("No engine has rows on this corpus.");
       return;
     }
     var counts = {};
@@ -201,12 +243,32 @@
     return corpus().queries.filter(function (x) { return x.id === state.query; })[0];
   }
 
-  function textBlock(key, open, label, path) {
-    var c = corpus();
-    var t = key ? c.text[key] : null;
-    if (!t) return el("div", { "class": "notext", text: key === null && c.notes.length ?
-                               "(text not available: see the notes above)" : "(no span: whole file)" });
-    if (t.missing) return el("div", { "class": "notext", text: "(the file or lines are not in the tree)" });
+  // The lines a span shows, cut from its file's runs of kept lines: null when they were
+  // not kept (no tree, or the page's text budget ran out), "missing" when the file is not
+  // in the tree.
+  function spanLines(path, s, e) {
+    var t = corpus().text[path];
+    if (t === null) return "missing";
+    if (!t) return null;
+    var first = Math.max(s, 1), end = Math.min(e, t.n);
+    var last = Math.min(end, first + index.shown - 1);
+    if (last < first) return { start: first, lines: [], more: 0 };
+    for (var i = 0; i < t.runs.length; i++) {
+      var at = t.runs[i][0], lines = t.runs[i][1];
+      if (at <= first && last < at + lines.length) {
+        return { start: first, lines: lines.slice(first - at, last - at + 1), more: end - last };
+      }
+    }
+    return null;
+  }
+
+  function textBlock(path, s, e, open, label) {
+    if (s === null || s === undefined || e === null || e === undefined) {
+      return el("div", { "class": "notext", text: "(no span: whole file)" });
+    }
+    var t = spanLines(path, s, e);
+    if (!t) return el("div", { "class": "notext", text: "(text not available: see the notes above)" });
+    if (t === "missing") return el("div", { "class": "notext", text: "(the file or lines are not in the tree)" });
     var gold = goldLines(path);
     var lines = t.lines.map(function (line, i) {
       var n = t.start + i;
@@ -236,20 +298,23 @@
     if (o.error) col.appendChild(el("p", { "class": "error", text: "error: " + o.error }));
     if (!o.slots.length) col.appendChild(el("p", { "class": "note", text: "no slots" }));
     var list = el("ol", { "class": "slots" });
-    o.slots.forEach(function (slot, i) {
-      if (i === data.cutoff) list.appendChild(el("li", { "class": "cutoff", text: "cutoff k=" + data.cutoff }));
+    var paths = corpus().paths;
+    o.slots.forEach(function (slot, i) {  // [path index, file gain, chunk gain, chunks]
+      var path = paths[slot[0]], fg = slot[1], cg = slot[2], chunks = slot[3];
+      if (i === index.cutoff) list.appendChild(el("li", { "class": "cutoff", text: "cutoff k=" + index.cutoff }));
       var marks = [];
-      if (slot.fg > 0) marks.push(el("span", { "class": "mark file", text: "✓ gold file" }));
-      if (slot.cg > 0) marks.push(el("span", { "class": "mark chunk", text: "✓ gold chunk" }));
-      var item = el("li", { "class": "slot" + (slot.fg > 0 ? " hit" : "") + (slot.cg > 0 ? " chunkhit" : "") }, [
+      if (fg > 0) marks.push(el("span", { "class": "mark file", text: "✓ gold file" }));
+      if (cg > 0) marks.push(el("span", { "class": "mark chunk", text: "✓ gold chunk" }));
+      var item = el("li", { "class": "slot" + (fg > 0 ? " hit" : "") + (cg > 0 ? " chunkhit" : "") }, [
         el("div", { "class": "slot-head" }, [el("span", { "class": "rank", text: "#" + (i + 1) }),
-          el("span", { "class": "path", text: slot.path })].concat(marks))
+          el("span", { "class": "path", text: path })].concat(marks))
       ]);
-      slot.chunks.forEach(function (ch) {
-        var label = spanText(ch.s, ch.e) + (ch.gold ? "  ◀ overlaps gold" : "");
-        item.appendChild(textBlock(ch.key, ch.gold, label, slot.path));
+      chunks.forEach(function (ch) {  // [start, end - start, overlaps gold]
+        var s = ch[0], e = s === null || ch[1] === null ? null : s + ch[1];
+        var label = spanText(s, e) + (ch[2] ? "  ◀ overlaps gold" : "");
+        item.appendChild(textBlock(path, s, e, !!ch[2], label));
       });
-      if (!slot.chunks.length) item.appendChild(el("div", { "class": "notext", text: "(no span: whole file)" }));
+      if (!chunks.length) item.appendChild(el("div", { "class": "notext", text: "(no span: whole file)" }));
       list.appendChild(item);
     });
     col.appendChild(list);
@@ -274,7 +339,7 @@
     q.gold.forEach(function (g) {
       gold.appendChild(el("div", { "class": "gold-item" + (g.unresolved ? " unresolved" : ""), text: g.label }));
       if (!g.unresolved && g.start !== null && g.start !== undefined) {
-        gold.appendChild(textBlock(g.key, true, spanText(g.start, g.end), null));
+        gold.appendChild(textBlock(g.path, g.start, g.end, true, spanText(g.start, g.end)));
       }
     });
     var cols = el("div", { "class": "cols" }, [gold, engineColumn(state.a, qid)]);
@@ -289,30 +354,31 @@
   function initDrill() {
     var block = $("bench-data");
     if (!block) return;
-    data = JSON.parse(block.textContent);
-    var names = Object.keys(data.corpora);
+    index = JSON.parse(block.textContent);
+    var names = index.corpora.map(function (c) { return c.name; });
     if (!names.length) return;
     $("dd-controls").hidden = false;
-    state.metric = data.metrics[0];
+    state.metric = index.metrics[0];
     fill($("dd-corpus"), names, null, names[0]);
-    fill($("dd-metric"), data.metrics, null, state.metric);
-    setCorpus(names[0]);
+    fill($("dd-metric"), index.metrics, null, state.metric);
     function bind(id, key) {
       $(id).addEventListener("change", function () {
-        if (key === "corpus") setCorpus($(id).value); else state[key] = $(id).value;
         $("dd-detail").textContent = "";
+        if (key === "corpus") { setCorpus($(id).value); return; }
+        state[key] = $(id).value;
         renderList();
       });
     }
     bind("dd-corpus", "corpus"); bind("dd-pass", "pass"); bind("dd-a", "a");
     bind("dd-b", "b"); bind("dd-metric", "metric");
     $("dd-swap").addEventListener("click", function () {
+      if (!corpus()) return;
       var a = state.a; state.a = state.b; state.b = a;
       $("dd-a").value = state.a; $("dd-b").value = state.b;
       renderList();
       if (state.query) openQuery(state.query);
     });
-    renderList();
+    setCorpus(names[0]);
   }
 
   document.addEventListener("DOMContentLoaded", function () {
