@@ -23,6 +23,7 @@ from codesearch_bench.render.html import render_html
 from codesearch_bench.render.html.packed import blocks
 from codesearch_bench.render.html.texts import tree_of
 from codesearch_bench.render.trec import write_trec
+from codesearch_bench.results import upgrade
 from codesearch_bench.results.schema import GoldOut, ResultFile, SlotOut
 from codesearch_bench.run.resume import load_previous
 
@@ -157,6 +158,20 @@ def test_a_tampered_gzipped_file_is_refused_too(tmp_path: Path) -> None:
     path = tmp_path / "r.json.gz"
     path.write_bytes(gzip.compress(json.dumps(data).encode()))
     with pytest.raises(UsageError, match=r"file\.recall@5"):
+        ResultFile.load(path)
+
+
+def test_a_tampered_file_in_bench_s_own_layout_is_refused_too(tmp_path: Path) -> None:
+    """A file bench wrote, its layout kept, one mean edited: the fast path of a current
+    file must not skip the check."""
+    result = golden()
+    row = result.rows[0]
+    mean = row.metrics["file.mrr"].model_copy(update={"mean": 0.123})
+    edited = row.model_copy(update={"metrics": {**row.metrics, "file.mrr": mean}})
+    path = tmp_path / "r.json"
+    result.model_copy(update={"rows": [edited, *result.rows[1:]]}).dump(path)
+    assert upgrade.current(path.read_bytes())  # the layout bench writes, read the fast way
+    with pytest.raises(UsageError, match=r"rows\[0\].*file\.mrr"):
         ResultFile.load(path)
 
 

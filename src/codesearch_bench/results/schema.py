@@ -262,14 +262,16 @@ class ResultFile(_M):
             data = path.read_bytes()
             if path.suffix == ".gz":
                 data = gzip.decompress(data)
+            written: int | None = None
             if upgrade.current(data):
-                return cls.model_validate_json(data)
-            raw = upgrade.parsed(data)
-            if raw is None:
-                cls.model_validate_json(data)  # raises, saying what is wrong in its words
-                raise ValueError("not a JSON object")
-            written = upgrade.version_of(raw)
-            loaded = cls.model_validate(upgrade.upgrade(raw))
+                loaded = cls.model_validate_json(data)
+            else:
+                raw = upgrade.parsed(data)
+                if raw is None:
+                    cls.model_validate_json(data)  # raises, saying what is wrong in its words
+                    raise ValueError("not a JSON object")
+                written = upgrade.version_of(raw)
+                loaded = cls.model_validate(upgrade.upgrade(raw))
         except FileNotFoundError:
             raise UsageError(f"{path}: no such result file") from None
         except upgrade.TooNew as exc:
@@ -285,6 +287,8 @@ class ResultFile(_M):
                              hint="result files are written by `bench compare --json`") from None
         if written is not None and written != loaded.schema_version:
             loaded._written_version = written
+        # Every file is checked, a current one too: bench's own layout says nothing of
+        # whether its numbers were edited since.
         loaded._unchecked = _check_rows(path, loaded.rows)
         return loaded
 
