@@ -56,7 +56,9 @@ def find_spec(path: Path) -> Path:
     home = checkout() if not path.is_absolute() else None
     if home is not None and (home / path).exists():
         return home / path
-    looked = f"{path.absolute()}" + (f" and {home / path}" if home is not None else "")
+    # Run from the checkout itself, both places are one: name it once.
+    places = dict.fromkeys([str(path.absolute()), *([str(home / path)] if home else [])])
+    looked = " and ".join(places)
     near = _nearest_spec(path, home)
     raise SpecError(f"{path}: no such engine spec (looked for {looked})"
                     + (f"; did you mean {near}?" if near else ""),
