@@ -87,11 +87,6 @@ def split_words(text: str) -> list[str]:
     return [p.lower() for p in _IDENT_PART.findall(text)]
 
 
-def content_stems(text: str) -> list[str]:
-    """The stems of the content words of a text or identifier, in order."""
-    return [stem(w) for w in split_words(text) if w not in STOPWORDS and not w.isdigit()]
-
-
 def common_prefixes(names: Iterable[str]) -> frozenset[str]:
     """The corpus's namespace prefixes: first words opening many of its multi-word names."""
     firsts: Counter[str] = Counter()
